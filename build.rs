@@ -1,0 +1,126 @@
+//! The builder: compiles the `kernels-gpu` crate to one PTX module with
+//! rustc's own nvptx64 backend, and hands it to the library as
+//! `$OUT_DIR/kernels.ptx` (embedded by `src/lib.rs`).
+//!
+//! Steps (see ../shared/TOOLCHAIN.md for why each is needed):
+//! 1. `cargo rustc --crate-type cdylib --target nvptx64-nvidia-cuda
+//!    -Zbuild-std=core`: there is no prebuilt `core` for that target, and a
+//!    cdylib makes rustc "link", which is where the PTX comes from;
+//! 2. panics become `trap` (`panic=immediate-abort`), so the module has no
+//!    undefined functions and loads as it is;
+//! 3. the `ptx` profile (fat LTO, one codegen unit) hands the whole crate
+//!    to the linker as one bitcode module, and `tools/ptx-link.sh` turns it
+//!    into PTX with `llvm-link` and `llc` from the `llvm-tools` component.
+//!
+//! The nested cargo runs in its own target directory (`target/ptx-builder`)
+//! with a cleaned environment, so nothing of the outer build leaks in.
+
+use std::env;
+use std::path::{Path, PathBuf};
+use std::process::{Command, exit};
+
+/// GPU architecture of the PTX unless `PTX_LADDER_ARCH` says otherwise.
+/// sm_80 PTX runs on A100/A6000-class cards and, compiled by the driver at
+/// load time, on H100/H200.
+const DEFAULT_ARCH: &str = "sm_80";
+
+/// Environment variables the nested cargo may see; everything else (the
+/// outer build's CARGO_*, RUSTFLAGS, TARGET, ...) is dropped.
+const PASSED_THROUGH: &[&str] = &["PATH", "HOME", "USER", "TMPDIR", "RUSTUP_HOME", "CARGO_HOME", "RUSTUP_TOOLCHAIN"];
+
+fn main() {
+    let root = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
+    let out_dir = PathBuf::from(env::var("OUT_DIR").unwrap());
+    let arch = env::var("PTX_LADDER_ARCH").unwrap_or_else(|_| DEFAULT_ARCH.to_string());
+
+    println!("cargo:rerun-if-changed=kernels-gpu/src");
+    println!("cargo:rerun-if-changed=kernels-gpu/Cargo.toml");
+    println!("cargo:rerun-if-changed=tools/ptx-link.sh");
+    println!("cargo:rerun-if-env-changed=PTX_LADDER_ARCH");
+    println!("cargo:rustc-env=PTX_LADDER_ARCH={arch}");
+
+    if !is_sm_arch(&arch) {
+        fail(&format!(
+            "PTX_LADDER_ARCH={arch} is not a GPU architecture; use the form sm_80, sm_86, sm_90 (unset it for sm_80)"
+        ));
+    }
+
+    let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let sysroot = rustc_sysroot();
+    let llvm_bin = sysroot.join("lib/rustlib").join(host_triple()).join("bin");
+    for tool in ["llc", "llvm-link"] {
+        if !llvm_bin.join(tool).is_file() {
+            fail(&format!(
+                "{tool} not found in {}; install it with: rustup component add llvm-tools",
+                llvm_bin.display()
+            ));
+        }
+    }
+    if !sysroot.join("lib/rustlib/src/rust/library/core").is_dir() {
+        fail("the Rust sources for building `core` are missing; install them with: rustup component add rust-src");
+    }
+
+    let target_dir = builder_target_dir(&out_dir);
+    let rustflags = [
+        format!("-Ctarget-cpu={arch}"),
+        "-Zunstable-options".into(),
+        "-Cpanic=immediate-abort".into(),
+        format!("-Clinker={}", root.join("tools/ptx-link.sh").display()),
+        // Fully unroll the fixed-size tile loops (as `#pragma unroll` would),
+        // so register arrays are indexed by constants and stay in registers.
+        "-Cllvm-args=-unroll-threshold=8000".into(),
+    ];
+
+    let mut build = Command::new(&cargo);
+    build
+        .env_clear()
+        .envs(env::vars().filter(|(key, _)| PASSED_THROUGH.contains(&key.as_str())))
+        .env("CARGO_ENCODED_RUSTFLAGS", rustflags.join("\x1f"))
+        .env("PTX_LADDER_LLVM_BIN", &llvm_bin)
+        .args(["rustc", "--lib", "--crate-type", "cdylib", "--profile", "ptx"])
+        .args(["--target", "nvptx64-nvidia-cuda", "-Zbuild-std=core"])
+        .arg("--manifest-path")
+        .arg(root.join("kernels-gpu/Cargo.toml"))
+        .arg("--target-dir")
+        .arg(&target_dir);
+    let status = build.status().unwrap_or_else(|e| fail(&format!("could not run {cargo}: {e}")));
+    if !status.success() {
+        fail("compiling kernels-gpu for nvptx64-nvidia-cuda failed (errors above)");
+    }
+
+    let ptx = target_dir.join("nvptx64-nvidia-cuda/ptx/kernels_gpu.ptx");
+    std::fs::copy(&ptx, out_dir.join("kernels.ptx"))
+        .unwrap_or_else(|e| fail(&format!("the GPU build finished but {} is missing: {e}", ptx.display())));
+}
+
+fn is_sm_arch(arch: &str) -> bool {
+    arch.strip_prefix("sm_")
+        .is_some_and(|v| v.len() >= 2 && v.trim_end_matches('a').chars().all(|c| c.is_ascii_digit()))
+}
+
+/// `target/ptx-builder`, next to the outer build's profile folders: shared
+/// by debug and release builds, so `core` is compiled for the GPU once.
+fn builder_target_dir(out_dir: &Path) -> PathBuf {
+    // OUT_DIR is <target>/<profile>/build/<package>-<hash>/out
+    let target = out_dir.ancestors().nth(4).unwrap_or(out_dir);
+    target.join("ptx-builder")
+}
+
+fn rustc_sysroot() -> PathBuf {
+    let rustc = env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let output = Command::new(&rustc)
+        .args(["--print", "sysroot"])
+        .output()
+        .unwrap_or_else(|e| fail(&format!("could not run {rustc}: {e}")));
+    PathBuf::from(String::from_utf8_lossy(&output.stdout).trim())
+}
+
+fn host_triple() -> String {
+    env::var("HOST").unwrap_or_else(|_| "x86_64-unknown-linux-gnu".into())
+}
+
+/// One actionable line, then stop the build.
+fn fail(message: &str) -> ! {
+    eprintln!("error: ptx-ladder builder: {message}");
+    exit(1)
+}

@@ -1,0 +1,63 @@
+//! `host info`: what the driver reports, and the two ceilings it implies.
+
+use crate::Failure;
+use crate::args::Flags;
+use ptx_ladder::device::Gpu;
+
+pub fn run(flags: Flags) -> Result<(), Failure> {
+    flags.finish()?;
+    let gpu = Gpu::open()?;
+    let i = &gpu.info;
+    let kb = |b: u32| format!("{:.1} KB", b as f64 / 1024.0);
+    let (free, total) = gpu.memory()?;
+    println!("GPU 0: {} (compute capability {}.{})", i.name, i.compute_capability.0, i.compute_capability.1);
+    let rows = [
+        ("multiprocessors (SMs)", i.multiprocessors.to_string()),
+        ("warp size", format!("{} threads", i.warp_size)),
+        ("threads per block", format!("up to {}", i.max_threads_per_block)),
+        ("threads per SM", format!("up to {} ({} warps)", i.max_threads_per_multiprocessor, i.max_warps_per_multiprocessor())),
+        ("blocks per SM", format!("up to {}", i.max_blocks_per_multiprocessor)),
+        ("registers per SM", format!("{} × 32-bit", i.registers_per_multiprocessor)),
+        ("registers per block", format!("up to {}", i.registers_per_block)),
+        ("shared memory per SM", kb(i.shared_per_multiprocessor)),
+        (
+            "shared memory per block",
+            format!("{} by default, {} with opt-in ({} reserved by the system)", kb(i.shared_per_block), kb(i.shared_per_block_optin), kb(i.shared_reserved_per_block)),
+        ),
+        ("L2 cache", format!("{:.1} MB", i.l2_bytes as f64 / 1048576.0)),
+        ("SM clock (max)", format!("{} MHz", i.sm_clock_khz / 1000)),
+        (
+            "memory",
+            format!("{:.1} GB ({:.1} GB free), {}-bit bus at {} MHz", total as f64 / 1e9, free as f64 / 1e9, i.memory_bus_bits, i.memory_clock_khz / 1000),
+        ),
+        (
+            "FP32 peak",
+            match (i.fp32_lanes_per_multiprocessor(), i.fp32_peak_flops()) {
+                (Some(lanes), Some(peak)) => format!(
+                    "{} SMs × {lanes} FP32 lanes × 2 FLOP (FMA) × {:.3} GHz = {:.1} TFLOP/s",
+                    i.multiprocessors,
+                    i.sm_clock_khz as f64 / 1e6,
+                    peak / 1e12
+                ),
+                _ => format!("unknown: no FP32 lane count on record for compute capability {}.{}", i.compute_capability.0, i.compute_capability.1),
+            },
+        ),
+        (
+            "DRAM bandwidth",
+            format!(
+                "2 (DDR) × {} MHz × {} bit / 8 = {:.0} GB/s, from the driver's memory clock (`host vecadd` measures the real copy rate)",
+                i.memory_clock_khz / 1000,
+                i.memory_bus_bits,
+                i.dram_bandwidth() / 1e9
+            ),
+        ),
+        (
+            "kernels",
+            format!("PTX for {}, compiled by the driver for sm_{}{} when loaded", ptx_ladder::PTX_ARCH, i.compute_capability.0, i.compute_capability.1),
+        ),
+    ];
+    for (name, value) in rows {
+        println!("  {name:<26} {value}");
+    }
+    Ok(())
+}

@@ -1,0 +1,5 @@
+//! One module per `host` command.
+
+pub mod info;
+pub mod matmul;
+pub mod vecadd;

@@ -1,0 +1,153 @@
+//! Memory operations that plain loads and stores cannot express: 128-bit
+//! vector accesses, floating-point atomics and asynchronous global→shared
+//! copies (`cp.async`, sm_80 and newer).
+
+/// Four floats moved as one 16-byte access. The alignment is what lets the
+/// compiler emit `ld.v4.f32` / `st.v4.f32` instead of four scalar accesses.
+#[repr(C, align(16))]
+#[derive(Clone, Copy)]
+struct F32x4([f32; 4]);
+
+/// On the host (emulation) a misaligned vector access is reported instead of
+/// silently working: on the GPU it would be a misaligned-address fault.
+#[inline(always)]
+fn check_aligned_16(address: usize) {
+    #[cfg(not(target_arch = "nvptx64"))]
+    assert!(address % 16 == 0, "misaligned 16-byte access at {address:#x}");
+    #[cfg(target_arch = "nvptx64")]
+    let _ = address;
+}
+
+/// Loads `ptr[0..4]` with one 128-bit load. `ptr` must be 16-byte aligned.
+///
+/// # Safety
+/// `ptr..ptr+4` must be readable (global or shared memory).
+#[inline(always)]
+pub unsafe fn load_f32x4(ptr: *const f32) -> [f32; 4] {
+    check_aligned_16(ptr as usize);
+    unsafe { ptr.cast::<F32x4>().read().0 }
+}
+
+/// Stores `values` to `ptr[0..4]` with one 128-bit store. `ptr` must be
+/// 16-byte aligned.
+///
+/// # Safety
+/// `ptr..ptr+4` must be writable (global or shared memory).
+#[inline(always)]
+pub unsafe fn store_f32x4(ptr: *mut f32, values: [f32; 4]) {
+    check_aligned_16(ptr as usize);
+    unsafe { ptr.cast::<F32x4>().write(F32x4(values)) }
+}
+
+/// `*ptr += value`, atomically with respect to every other thread on the
+/// device (`red.add.f32`: the result is not returned, so the hardware need
+/// not send it back).
+///
+/// # Safety
+/// `ptr` must point to a float in global or shared memory.
+#[inline(always)]
+pub unsafe fn atomic_add_f32(ptr: *mut f32, value: f32) {
+    #[cfg(target_arch = "nvptx64")]
+    unsafe {
+        core::arch::asm!("red.add.f32 [{p}], {v};", p = in(reg64) ptr, v = in(reg32) value);
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        use core::sync::atomic::{AtomicU32, Ordering};
+        let cell = unsafe { AtomicU32::from_ptr(ptr.cast::<u32>()) };
+        let mut old = cell.load(Ordering::Relaxed);
+        loop {
+            let new = (f32::from_bits(old) + value).to_bits();
+            match cell.compare_exchange_weak(old, new, Ordering::Relaxed, Ordering::Relaxed) {
+                Ok(_) => break,
+                Err(seen) => old = seen,
+            }
+        }
+    }
+}
+
+/// Starts copying 16 bytes from global memory to shared memory without
+/// passing through registers. Only the first `valid_bytes` (0, 4, 8, 12 or
+/// 16) are read; the rest of the 16 destination bytes are filled with zeros,
+/// which is how tiles are padded at matrix edges. Both addresses must be
+/// 16-byte aligned. The copy lands only after [`cp_async_wait`] (and a
+/// barrier, for other threads to see it).
+///
+/// # Safety
+/// `dst` must be in shared memory, `src..src+valid_bytes` readable global
+/// memory.
+#[inline(always)]
+pub unsafe fn cp_async_16(dst: *mut f32, src: *const f32, valid_bytes: u32) {
+    check_aligned_16(dst as usize);
+    check_aligned_16(src as usize);
+    #[cfg(target_arch = "nvptx64")]
+    unsafe {
+        core::arch::asm!(
+            "{{ .reg .u64 d, s;",
+            "cvta.to.shared.u64 d, {dst};",
+            "cvta.to.global.u64 s, {src};",
+            "cp.async.cg.shared.global [d], [s], 16, {n}; }}",
+            dst = in(reg64) dst,
+            src = in(reg64) src,
+            n = in(reg32) valid_bytes,
+        );
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    unsafe {
+        copy_zero_filled(dst, src, valid_bytes as usize / 4, 4)
+    }
+}
+
+/// Like [`cp_async_16`] for one float (4 bytes, `valid_bytes` 0 or 4): the
+/// fallback when a matrix row is not 16-byte aligned.
+///
+/// # Safety
+/// `dst` must be in shared memory, `src..src+valid_bytes` readable global
+/// memory.
+#[inline(always)]
+pub unsafe fn cp_async_4(dst: *mut f32, src: *const f32, valid_bytes: u32) {
+    #[cfg(target_arch = "nvptx64")]
+    unsafe {
+        core::arch::asm!(
+            "{{ .reg .u64 d, s;",
+            "cvta.to.shared.u64 d, {dst};",
+            "cvta.to.global.u64 s, {src};",
+            "cp.async.ca.shared.global [d], [s], 4, {n}; }}",
+            dst = in(reg64) dst,
+            src = in(reg64) src,
+            n = in(reg32) valid_bytes,
+        );
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    unsafe {
+        copy_zero_filled(dst, src, valid_bytes as usize / 4, 1)
+    }
+}
+
+/// Host emulation of `cp.async`: the copy happens at once.
+#[cfg(not(target_arch = "nvptx64"))]
+unsafe fn copy_zero_filled(dst: *mut f32, src: *const f32, valid: usize, total: usize) {
+    for i in 0..total {
+        unsafe { *dst.add(i) = if i < valid { *src.add(i) } else { 0.0 } };
+    }
+}
+
+/// Closes the group of `cp.async` copies this thread started since the last
+/// commit; [`cp_async_wait`] waits for groups.
+#[inline(always)]
+pub fn cp_async_commit() {
+    #[cfg(target_arch = "nvptx64")]
+    unsafe {
+        core::arch::asm!("cp.async.commit_group;");
+    }
+}
+
+/// Waits until at most `PENDING` of this thread's committed copy groups are
+/// still in flight (0: all have landed).
+#[inline(always)]
+pub fn cp_async_wait<const PENDING: u32>() {
+    #[cfg(target_arch = "nvptx64")]
+    unsafe {
+        core::arch::asm!("cp.async.wait_group {n};", n = const PENDING);
+    }
+}

@@ -1,0 +1,58 @@
+//! Every kernel of ptx-ladder, written in plain `#![no_std]` Rust.
+//!
+//! This crate is compiled twice:
+//! - for `nvptx64-nvidia-cuda` by the workspace's `build.rs`, into one PTX
+//!   module that the host loads and launches;
+//! - for the host, as an ordinary rlib, so the host shares the kernels' names,
+//!   tile sizes and launch shapes by construction, and so the tests can run
+//!   each kernel on the CPU through the emulated helpers in [`gpu`].
+//!
+//! Kernels never touch `core::arch::nvptx` directly: indices, barriers,
+//! shared memory, warp shuffles and special loads all go through [`gpu`], so a
+//! kernel reads like the algorithm it implements.
+#![no_std]
+#![feature(core_float_math)]
+#![cfg_attr(
+    target_arch = "nvptx64",
+    feature(
+        abi_ptx,
+        stdarch_nvptx,
+        asm_experimental_arch,
+        core_intrinsics,
+        gpu_intrinsics,
+        gpu_launch_sized_workgroup_mem,
+        link_llvm_intrinsics
+    )
+)]
+#![cfg_attr(not(target_arch = "nvptx64"), feature(thread_local))]
+// `link_llvm_intrinsics` gives the warp shuffles LLVM's own (convergent)
+// intrinsics instead of opaque inline assembly.
+#![allow(internal_features)]
+
+/// Declares a kernel once for both builds: an exported `ptx-kernel` entry
+/// point on the GPU, and a plain `unsafe fn` of the same name on the host,
+/// which the CPU emulator calls once per simulated thread.
+macro_rules! kernel {
+    ($(#[$attr:meta])* pub fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $body:block) => {
+        $(#[$attr])*
+        #[cfg(target_arch = "nvptx64")]
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name($($arg: $ty),*) $body
+
+        $(#[$attr])*
+        #[cfg(not(target_arch = "nvptx64"))]
+        pub unsafe fn $name($($arg: $ty),*) $body
+    };
+}
+
+pub mod gpu;
+pub mod matmul;
+pub mod vecadd;
+
+#[cfg(target_arch = "nvptx64")]
+#[panic_handler]
+fn on_panic(_: &core::panic::PanicInfo) -> ! {
+    // Built with panic=immediate-abort; any remaining panic path ends the
+    // kernel with a trap, which the host sees as a launch failure.
+    gpu::trap()
+}

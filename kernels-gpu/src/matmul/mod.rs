@@ -1,0 +1,81 @@
+//! The SGEMM ladder: `C = alpha * A * B + beta * C`, row-major fp32, any
+//! M, N, K. One file per rung; each opens with what changed from the
+//! previous rung and why it is faster.
+//!
+//! Every kernel takes the same arguments, in this order:
+//! `(m, n, k, alpha, a, b, beta, c)` with `a` M×K, `b` K×N and `c` M×N.
+//! As in BLAS, `beta == 0` means C is only written, never read, so C may hold
+//! anything (NaN poison included) before the call.
+
+use crate::gpu::Dim3;
+
+/// Signature shared by every SGEMM kernel: `(m, n, k, alpha, a, b, beta, c)`.
+pub type GemmFn = unsafe fn(u32, u32, u32, f32, *const f32, *const f32, f32, *mut f32);
+
+/// What the host needs to launch one SGEMM kernel.
+#[derive(Clone, Copy)]
+pub struct GemmKernel {
+    /// Entry point in the PTX module.
+    pub name: &'static str,
+    /// Grid, block and shared memory for an `m`×`n` output.
+    pub launch: fn(m: u32, n: u32) -> LaunchShape,
+    /// The same kernel compiled for the host, for the CPU emulator.
+    #[cfg(not(target_arch = "nvptx64"))]
+    pub emulate: GemmFn,
+}
+
+/// `gemm_kernel!(function, launch)` builds the [`GemmKernel`] describing a
+/// kernel declared with `kernel!`.
+macro_rules! gemm_kernel {
+    ($kernel:ident, $launch:expr) => {
+        $crate::matmul::GemmKernel {
+            name: stringify!($kernel),
+            launch: $launch,
+            #[cfg(not(target_arch = "nvptx64"))]
+            emulate: $kernel,
+        }
+    };
+}
+
+pub mod r01_naive;
+pub mod r02_coalesced;
+pub mod r03_shared_tiling;
+pub mod r04_blocktile_1d;
+pub mod r05_blocktile_2d;
+pub mod r06_vectorized;
+pub mod r07_bank_conflicts;
+pub mod r08_autotuned;
+pub mod r09_warptiling;
+pub mod r10_double_buffered;
+
+mod epilogue;
+mod tiles;
+
+/// Grid, block and dynamic shared memory of one launch, computed in the
+/// device crate so host and kernel agree on them by construction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchShape {
+    pub grid: Dim3,
+    pub block: Dim3,
+    pub shared_bytes: u32,
+}
+
+/// Tiles of `tile` needed to cover `extent` (the round-up every launch makes).
+pub const fn tiles(extent: u32, tile: u32) -> u32 {
+    extent.div_ceil(tile)
+}
+
+/// The usual shape of a tiled GEMM launch: one block per `tile_m`×`tile_n`
+/// tile of C, x over column tiles (so neighbouring blocks share rows of A).
+pub const fn tiled_launch(m: u32, n: u32, tile_m: u32, tile_n: u32, threads: u32, shared_bytes: u32) -> LaunchShape {
+    LaunchShape {
+        grid: Dim3::new(tiles(n, tile_n), tiles(m, tile_m), 1),
+        block: Dim3::new(threads, 1, 1),
+        shared_bytes,
+    }
+}
+
+/// Bytes of `floats` f32 values.
+pub const fn float_bytes(floats: u32) -> u32 {
+    floats * core::mem::size_of::<f32>() as u32
+}

@@ -1,0 +1,56 @@
+//! Rung 3: shared-memory tiling. The block stages a 32×32 tile of A and one
+//! of B in shared memory, then every thread reads its 32 products' operands
+//! from there.
+//!
+//! In rung 2 each float of A and B was fetched from global memory (or L2) by
+//! 32 different threads. Here each is fetched once per block and reused 32
+//! times from on-chip memory: global traffic drops 32×. Two barriers per tile:
+//! one so no thread reads a tile before it is fully written, one so no thread
+//! overwrites it while others still read.
+
+use super::{LaunchShape, epilogue::store_scalar, float_bytes, tiled_launch, tiles::load_or_zero};
+use crate::gpu;
+
+pub const KERNEL: super::GemmKernel = gemm_kernel!(sgemm_shared_tiling, launch);
+pub const TILE: u32 = 32;
+const THREADS: u32 = TILE * TILE;
+
+pub const fn launch(m: u32, n: u32) -> LaunchShape {
+    tiled_launch(m, n, TILE, TILE, THREADS, float_bytes(2 * TILE * TILE))
+}
+
+kernel! {
+    pub fn sgemm_shared_tiling(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
+        let a_tile = gpu::dynamic_shared::<f32>();
+        let b_tile = unsafe { a_tile.add((TILE * TILE) as usize) };
+
+        let t = gpu::thread_idx().x;
+        let (ty, tx) = (t / TILE, t % TILE);
+        let row = gpu::block_idx().y * TILE + ty;
+        let col = gpu::block_idx().x * TILE + tx;
+        let me = (ty * TILE + tx) as usize;
+
+        let mut acc = 0.0f32;
+        let mut k0 = 0;
+        while k0 < k {
+            unsafe {
+                // Each thread brings one element of each tile (zero outside).
+                *a_tile.add(me) = load_or_zero(a, m, k, row, k0 + tx);
+                *b_tile.add(me) = load_or_zero(b, k, n, k0 + ty, col);
+            }
+            gpu::sync_threads();
+            for i in 0..TILE {
+                unsafe {
+                    let a_ik = *a_tile.add((ty * TILE + i) as usize);
+                    let b_kj = *b_tile.add((i * TILE + tx) as usize);
+                    acc = gpu::fma(a_ik, b_kj, acc);
+                }
+            }
+            gpu::sync_threads();
+            k0 += TILE;
+        }
+        if row < m && col < n {
+            unsafe { store_scalar(c, row as usize * n as usize + col as usize, alpha, acc, beta) };
+        }
+    }
+}

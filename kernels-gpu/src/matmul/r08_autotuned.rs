@@ -1,0 +1,72 @@
+//! Rung 8: autotuned. Rung 7's swizzled kernel, instantiated for a range of
+//! tile shapes; `host matmul --tune` times each on the actual GPU and keeps
+//! the fastest.
+//!
+//! Which shape wins is a balance the GPU decides: bigger block tiles reuse
+//! each global load more, deeper `tile_k` halves the barriers per FLOP, and
+//! bigger thread tiles amortise shared loads over more FMAs, but all three
+//! cost registers or shared memory, and with them resident warps. Tile
+//! sizes are compile-time constants (so accumulators stay in registers), so
+//! each candidate is its own kernel in the PTX module.
+
+use super::r06_vectorized::{launch_for, sgemm_vectorized_body};
+use super::r07_bank_conflicts::Swizzled;
+use super::GemmKernel;
+
+/// One candidate: block tile, `tile_k` and thread tile.
+#[derive(Clone, Copy)]
+pub struct TileConfig {
+    pub tile_m: u32,
+    pub tile_n: u32,
+    pub tile_k: u32,
+    pub thread_m: u32,
+    pub thread_n: u32,
+    pub kernel: GemmKernel,
+}
+
+impl TileConfig {
+    /// Threads per block.
+    pub const fn threads(&self) -> u32 {
+        (self.tile_m / self.thread_m) * (self.tile_n / self.thread_n)
+    }
+}
+
+macro_rules! tile_configs {
+    ($($name:ident: $bm:literal x $bn:literal x $bk:literal, $tm:literal x $tn:literal;)*) => {
+        $(
+            kernel! {
+                pub fn $name(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
+                    unsafe { sgemm_vectorized_body::<Swizzled, $bm, $bn, $bk, $tm, $tn>(m, n, k, alpha, a, b, beta, c) }
+                }
+            }
+        )*
+
+        /// Every candidate compiled into the PTX module; the first is the
+        /// default when no tuning result exists (rung 7's shape).
+        pub const CONFIGS: &[TileConfig] = &[$(
+            TileConfig {
+                tile_m: $bm,
+                tile_n: $bn,
+                tile_k: $bk,
+                thread_m: $tm,
+                thread_n: $tn,
+                kernel: gemm_kernel!($name, launch_for::<Swizzled, $bm, $bn, $bk, $tm, $tn>),
+            }
+        ),*];
+    };
+}
+
+tile_configs! {
+    sgemm_autotuned_128x128x8_8x8: 128 x 128 x 8, 8 x 8;
+    sgemm_autotuned_128x128x16_8x8: 128 x 128 x 16, 8 x 8;
+    sgemm_autotuned_128x128x32_8x8: 128 x 128 x 32, 8 x 8;
+    sgemm_autotuned_128x64x8_8x8: 128 x 64 x 8, 8 x 8;
+    sgemm_autotuned_64x128x8_8x8: 64 x 128 x 8, 8 x 8;
+    sgemm_autotuned_128x64x16_8x4: 128 x 64 x 16, 8 x 4;
+    sgemm_autotuned_64x64x16_4x4: 64 x 64 x 16, 4 x 4;
+    sgemm_autotuned_64x64x8_8x8: 64 x 64 x 8, 8 x 8;
+    sgemm_autotuned_128x256x8_8x8: 128 x 256 x 8, 8 x 8;
+    sgemm_autotuned_256x128x8_8x8: 256 x 128 x 8, 8 x 8;
+    sgemm_autotuned_128x128x16_8x4: 128 x 128 x 16, 8 x 4;
+    sgemm_autotuned_128x256x16_8x16: 128 x 256 x 16, 8 x 16;
+}

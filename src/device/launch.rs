@@ -1,0 +1,161 @@
+//! Typed launches: every kernel goes through [`Gpu::launch`], which checks
+//! the shape against the device's limits, raises the dynamic shared-memory
+//! cap when a kernel needs more than the default 48 KB, and names the kernel
+//! in any error.
+
+use super::Gpu;
+use crate::error::{Context as _, Error, Result};
+use cust::function::{BlockSize, Function, FunctionAttribute, GridSize};
+use cust::memory::{DeviceBuffer, DeviceCopy, DevicePointer};
+use kernels_gpu::matmul::{GemmKernel, LaunchShape};
+use std::ffi::c_void;
+
+/// What the compiler gave a kernel, as the driver reports it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelResources {
+    pub registers: u32,
+    pub static_shared_bytes: u32,
+    /// Per-thread local memory (register spills, arrays indexed at run time).
+    pub local_bytes: u32,
+}
+
+/// Arguments of every SGEMM rung: `C = alpha * A * B + beta * C`.
+pub struct GemmArgs<'a> {
+    pub m: u32,
+    pub n: u32,
+    pub k: u32,
+    pub alpha: f32,
+    pub a: &'a DeviceBuffer<f32>,
+    pub b: &'a DeviceBuffer<f32>,
+    pub beta: f32,
+    pub c: &'a DeviceBuffer<f32>,
+}
+
+impl Gpu {
+    fn function(&self, name: &str) -> Result<Function<'_>> {
+        self.module()
+            .get_function(name)
+            .context(format_args!("finding kernel {name} in the PTX module"))
+    }
+
+    /// Registers, static shared memory and local memory of a kernel.
+    pub fn resources(&self, name: &str) -> Result<KernelResources> {
+        let function = self.function(name)?;
+        let get = |attribute| {
+            function
+                .get_attribute(attribute)
+                .map(|v| v.max(0) as u32)
+                .context(format_args!("reading {attribute:?} of {name}"))
+        };
+        Ok(KernelResources {
+            registers: get(FunctionAttribute::NumRegisters)?,
+            static_shared_bytes: get(FunctionAttribute::SharedMemorySizeBytes)?,
+            local_bytes: get(FunctionAttribute::LocalSizeBytes)?,
+        })
+    }
+
+    /// Blocks of this kernel one multiprocessor can hold at this launch
+    /// shape, from the driver's occupancy API.
+    pub fn resident_blocks(&self, name: &str, shape: LaunchShape) -> Result<u32> {
+        let function = self.function(name)?;
+        self.allow_shared(&function, name, shape.shared_bytes)?;
+        function
+            .max_active_blocks_per_multiprocessor(
+                BlockSize::xyz(shape.block.x, shape.block.y, shape.block.z),
+                shape.shared_bytes as usize,
+            )
+            .context(format_args!("asking the occupancy API about {name}"))
+    }
+
+    /// Launches `name` on the stream. `args` are pointers to each argument
+    /// value, in the kernel's parameter order.
+    pub fn launch(&self, name: &str, shape: LaunchShape, args: &[*mut c_void]) -> Result<()> {
+        self.check_shape(name, shape)?;
+        let function = self.function(name)?;
+        self.allow_shared(&function, name, shape.shared_bytes)?;
+        let grid = GridSize::xyz(shape.grid.x, shape.grid.y, shape.grid.z);
+        let block = BlockSize::xyz(shape.block.x, shape.block.y, shape.block.z);
+        unsafe { self.stream().launch(&function, grid, block, shape.shared_bytes, args) }
+            .context(format_args!("launching {name}"))
+    }
+
+    /// `C = alpha * A * B + beta * C` with one rung of the ladder.
+    pub fn sgemm(&self, kernel: &GemmKernel, args: &GemmArgs) -> Result<()> {
+        let (mut m, mut n, mut k, mut alpha, mut beta) = (args.m, args.n, args.k, args.alpha, args.beta);
+        let (mut a, mut b, mut c) = (pointer(args.a), pointer(args.b), pointer(args.c));
+        let params = [
+            arg(&mut m),
+            arg(&mut n),
+            arg(&mut k),
+            arg(&mut alpha),
+            arg(&mut a),
+            arg(&mut b),
+            arg(&mut beta),
+            arg(&mut c),
+        ];
+        self.launch(kernel.name, (kernel.launch)(args.m, args.n), &params)
+    }
+
+    /// `c = a + b` over `n` elements with `block` threads per block.
+    pub fn vec_add(&self, shape: LaunchShape, a: &DeviceBuffer<f32>, b: &DeviceBuffer<f32>, c: &DeviceBuffer<f32>, n: u32) -> Result<()> {
+        let (mut a, mut b, mut c, mut n) = (pointer(a), pointer(b), pointer(c), n);
+        let params = [arg(&mut a), arg(&mut b), arg(&mut c), arg(&mut n)];
+        self.launch(kernels_gpu::vecadd::VEC_ADD, shape, &params)
+    }
+
+    fn check_shape(&self, name: &str, shape: LaunchShape) -> Result<()> {
+        let info = &self.info;
+        let (grid, block) = (shape.grid, shape.block);
+        let threads = block.volume();
+        let refuse = |why: String| Err(Error::new(format!("cannot launch {name}: {why}")));
+        if grid.volume() == 0 || threads == 0 {
+            return refuse(format!("empty launch (grid {grid:?}, block {block:?})"));
+        }
+        if threads > info.max_threads_per_block as u64 {
+            return refuse(format!("{threads} threads per block; {} allows at most {}", info.name, info.max_threads_per_block));
+        }
+        for (axis, (size, limit)) in ["x", "y", "z"].iter().zip([grid.x, grid.y, grid.z].into_iter().zip(info.max_grid)) {
+            if size > limit {
+                return refuse(format!("grid.{axis} = {size} blocks; the limit is {limit}"));
+            }
+        }
+        for (axis, (size, limit)) in ["x", "y", "z"].iter().zip([block.x, block.y, block.z].into_iter().zip(info.max_block)) {
+            if size > limit {
+                return refuse(format!("block.{axis} = {size} threads; the limit is {limit}"));
+            }
+        }
+        if shape.shared_bytes > info.shared_per_block_optin {
+            return refuse(format!(
+                "{} bytes of shared memory per block; {} allows at most {}",
+                shape.shared_bytes, info.name, info.shared_per_block_optin
+            ));
+        }
+        Ok(())
+    }
+
+    /// Kernels may use more than the default 48 KB of dynamic shared memory
+    /// only after opting in, per kernel.
+    fn allow_shared(&self, function: &Function, name: &str, bytes: u32) -> Result<()> {
+        if bytes <= self.info.shared_per_block {
+            return Ok(());
+        }
+        super::driver(
+            unsafe {
+                cust::sys::cuFuncSetAttribute(
+                    function.to_raw(),
+                    cust::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    bytes as i32,
+                )
+            },
+            format_args!("allowing {name} {bytes} bytes of shared memory"),
+        )
+    }
+}
+
+fn pointer(buffer: &DeviceBuffer<f32>) -> DevicePointer<f32> {
+    buffer.as_device_ptr()
+}
+
+fn arg<T: DeviceCopy>(value: &mut T) -> *mut c_void {
+    value as *mut T as *mut c_void
+}

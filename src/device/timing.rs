@@ -1,0 +1,69 @@
+//! GPU timing with CUDA events: warm up, then time each run between two
+//! events on the stream and keep the median.
+
+use super::Gpu;
+use crate::error::{Context as _, Result};
+use cust::event::{Event, EventFlags};
+
+/// Run times of one measured operation, in milliseconds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Timing {
+    pub median_ms: f64,
+    pub min_ms: f64,
+    pub max_ms: f64,
+    pub runs: usize,
+}
+
+impl Timing {
+    /// Summarises run times (at least one).
+    pub fn from_runs(mut runs_ms: Vec<f64>) -> Timing {
+        assert!(!runs_ms.is_empty(), "a timing needs at least one run");
+        runs_ms.sort_by(f64::total_cmp);
+        let n = runs_ms.len();
+        let median_ms = if n % 2 == 1 { runs_ms[n / 2] } else { (runs_ms[n / 2 - 1] + runs_ms[n / 2]) / 2.0 };
+        Timing { median_ms, min_ms: runs_ms[0], max_ms: runs_ms[n - 1], runs: n }
+    }
+}
+
+impl Gpu {
+    /// Runs `work` `warmup` times untimed, then `reps` times each between
+    /// two events, and returns the median. `work` must only enqueue GPU work
+    /// on [`Gpu::stream`].
+    pub fn time(&self, warmup: u32, reps: u32, mut work: impl FnMut() -> Result<()>) -> Result<Timing> {
+        for _ in 0..warmup {
+            work()?;
+        }
+        self.synchronize()?;
+        let start = Event::new(EventFlags::DEFAULT).context("creating a CUDA event")?;
+        let stop = Event::new(EventFlags::DEFAULT).context("creating a CUDA event")?;
+        let mut runs = Vec::with_capacity(reps.max(1) as usize);
+        for _ in 0..reps.max(1) {
+            start.record(self.stream()).context("recording a CUDA event")?;
+            work()?;
+            stop.record(self.stream()).context("recording a CUDA event")?;
+            stop.synchronize().context("waiting for the timed GPU work")?;
+            runs.push(stop.elapsed_time_f32(&start).context("reading a CUDA event")? as f64);
+        }
+        Ok(Timing::from_runs(runs))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Timing;
+
+    #[test]
+    fn median_of_odd_and_even_counts() {
+        let odd = Timing::from_runs(vec![3.0, 1.0, 2.0]);
+        assert_eq!((odd.median_ms, odd.min_ms, odd.max_ms, odd.runs), (2.0, 1.0, 3.0, 3));
+        let even = Timing::from_runs(vec![4.0, 1.0, 2.0, 3.0]);
+        assert_eq!(even.median_ms, 2.5);
+    }
+
+    #[test]
+    fn an_outlier_does_not_move_the_median() {
+        let t = Timing::from_runs(vec![1.0, 1.0, 1.0, 1.0, 900.0]);
+        assert_eq!(t.median_ms, 1.0);
+        assert_eq!(t.max_ms, 900.0);
+    }
+}

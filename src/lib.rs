@@ -1,0 +1,24 @@
+//! ptx-ladder: GPU kernels written in plain Rust, compiled to PTX by
+//! `build.rs`, and launched from the host through `cust`.
+//!
+//! - [`device`]: the open GPU, typed launches, event timing;
+//! - [`emulator`]: runs the same kernels on the CPU, for tests without a GPU;
+//! - [`launch_math`]: grid sizes and their limits;
+//! - [`vecadd`], [`matmul`]: the jobs behind `host vecadd` and `host matmul`.
+
+pub mod device;
+pub mod emulator;
+pub mod error;
+pub mod launch_math;
+pub mod matmul;
+pub mod random;
+pub mod svg;
+pub mod vecadd;
+
+pub use error::{Error, Result};
+
+/// The PTX module holding every kernel of `kernels-gpu`.
+pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.ptx"));
+
+/// The GPU architecture the PTX was compiled for (`PTX_LADDER_ARCH`).
+pub const PTX_ARCH: &str = env!("PTX_LADDER_ARCH");

@@ -1,0 +1,261 @@
+//! Runs the ladder on the GPU: every selected rung and cuBLAS on the same
+//! device buffers, each checked against the f64 reference and then timed.
+
+use super::check::{Problem, Reference, Verdict, reference, reference_rows, verdict};
+use super::cublas::Cublas;
+use super::rungs::Rung;
+use crate::device::{GemmArgs, Gpu, KernelResources, Timing};
+use crate::error::{Context as _, Error, Result};
+use cust::memory::{AsyncCopyDestination, DeviceBuffer};
+
+/// Largest matrix, in elements: kernels index with 32-bit integers.
+pub const MAX_ELEMENTS: u64 = i32::MAX as u64;
+
+/// How to run the ladder.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub size: (u32, u32, u32),
+    /// Timed runs per rung; None picks enough for about a second each.
+    pub reps: Option<u32>,
+    pub warmup: u32,
+    pub seed: u64,
+}
+
+/// Refuses sizes the kernels cannot take, with the reason.
+pub fn validate_size((m, n, k): (u32, u32, u32)) -> Result<()> {
+    if m == 0 || n == 0 || k == 0 {
+        return Err(Error::new(format!("matrix sizes must be at least 1 (got M={m}, N={n}, K={k})")));
+    }
+    for (name, rows, cols) in [("A (M×K)", m, k), ("B (K×N)", k, n), ("C (M×N)", m, n)] {
+        if rows as u64 * cols as u64 > MAX_ELEMENTS {
+            return Err(Error::new(format!(
+                "{name} would have {} elements; the kernels use 32-bit indices, so at most {MAX_ELEMENTS}",
+                rows as u64 * cols as u64
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// A, B and C on the GPU, plus C's initial value when beta != 0.
+pub struct GemmBuffers {
+    size: (u32, u32, u32),
+    alpha: f32,
+    beta: f32,
+    a: DeviceBuffer<f32>,
+    b: DeviceBuffer<f32>,
+    c: DeviceBuffer<f32>,
+    c_initial: Option<DeviceBuffer<f32>>,
+}
+
+impl GemmBuffers {
+    pub fn upload(gpu: &Gpu, problem: &Problem) -> Result<GemmBuffers> {
+        let (m, n, k) = (problem.m as u128, problem.n as u128, problem.k as u128);
+        let copies_of_c = if problem.beta == 0.0 { 1 } else { 2 };
+        gpu.ensure_fits(4 * (m * k + k * n + copies_of_c * m * n), "this GEMM")?;
+        Ok(GemmBuffers {
+            size: (problem.m, problem.n, problem.k),
+            alpha: problem.alpha,
+            beta: problem.beta,
+            a: gpu.upload(&problem.a, "A")?,
+            b: gpu.upload(&problem.b, "B")?,
+            c: gpu.alloc(problem.m as usize * problem.n as usize, "C")?,
+            c_initial: if problem.beta == 0.0 { None } else { Some(gpu.upload(&problem.c, "initial C")?) },
+        })
+    }
+
+    pub fn size(&self) -> (u32, u32, u32) {
+        self.size
+    }
+
+    pub fn flops(&self) -> f64 {
+        2.0 * self.size.0 as f64 * self.size.1 as f64 * self.size.2 as f64
+    }
+
+    fn args(&self) -> GemmArgs<'_> {
+        let (m, n, k) = self.size;
+        GemmArgs { m, n, k, alpha: self.alpha, a: &self.a, b: &self.b, beta: self.beta, c: &self.c }
+    }
+
+    /// Puts C back in its pre-call state: poison when beta == 0 (so unwritten
+    /// elements show), the initial values otherwise.
+    fn reset_c(&mut self, gpu: &Gpu) -> Result<()> {
+        match &self.c_initial {
+            None => gpu.poison(&mut self.c),
+            Some(initial) => unsafe { self.c.async_copy_from(initial, gpu.stream()) }.context("restoring C"),
+        }
+    }
+}
+
+/// Something that computes the GEMM on the buffers: a rung or cuBLAS.
+pub trait Gemm {
+    fn run(&self, gpu: &Gpu, args: &GemmArgs) -> Result<()>;
+}
+
+impl Gemm for kernels_gpu::matmul::GemmKernel {
+    fn run(&self, gpu: &Gpu, args: &GemmArgs) -> Result<()> {
+        gpu.sgemm(self, args)
+    }
+}
+
+impl Gemm for Cublas {
+    fn run(&self, _gpu: &Gpu, args: &GemmArgs) -> Result<()> {
+        self.sgemm((args.m, args.n, args.k), args.alpha, args.a, args.b, args.beta, args.c)
+    }
+}
+
+/// Runs `gemm` once on a reset C and returns C (for checking), then, if
+/// that result is correct, times it: `warmup` untimed runs and `reps` timed
+/// ones (None: enough for about a second, between 5 and 100).
+pub fn measure(
+    gpu: &Gpu,
+    buffers: &mut GemmBuffers,
+    gemm: &dyn Gemm,
+    reference: &Reference,
+    reps: Option<u32>,
+    warmup: u32,
+) -> Result<(Vec<f32>, Option<Timing>)> {
+    buffers.reset_c(gpu)?;
+    gemm.run(gpu, &buffers.args())?;
+    let (m, n, _) = buffers.size;
+    let mut c = vec![0.0f32; m as usize * n as usize];
+    gpu.download(&buffers.c, &mut c, "C")?;
+    if !verdict(reference, &c).passed() {
+        return Ok((c, None));
+    }
+    let args = buffers.args();
+    let reps = match reps {
+        Some(r) => r,
+        None => {
+            let once = gpu.time(0, 1, || gemm.run(gpu, &args))?;
+            (1000.0 / once.median_ms.max(1e-3)).clamp(5.0, 100.0) as u32
+        }
+    };
+    let timing = gpu.time(warmup, reps, || gemm.run(gpu, &args))?;
+    Ok((c, Some(timing)))
+}
+
+/// One line of the table.
+#[derive(Clone, Debug)]
+pub struct Row {
+    pub id: String,
+    pub title: String,
+    pub kernel: String,
+    pub verdict: Verdict,
+    /// None when the result was wrong (not timed).
+    pub timing: Option<Timing>,
+    pub gflops: Option<f64>,
+    pub resources: Option<KernelResources>,
+    pub dynamic_shared_bytes: u32,
+    pub blocks_per_sm: Option<u32>,
+    /// Resident warps over the maximum, from the driver's occupancy API.
+    pub occupancy: Option<f64>,
+}
+
+/// Everything one `host matmul` run measured.
+pub struct Report {
+    pub device: String,
+    pub size: (u32, u32, u32),
+    pub fp32_peak_gflops: Option<f64>,
+    pub cublas: std::result::Result<Row, String>,
+    pub rows: Vec<Row>,
+    pub autotune_note: String,
+}
+
+impl Report {
+    /// All rungs and cuBLAS (when present) produced correct results.
+    pub fn all_correct(&self) -> bool {
+        self.rows.iter().all(|r| r.verdict.passed()) && self.cublas.as_ref().map_or(true, |c| c.verdict.passed())
+    }
+}
+
+/// Uploads random inputs and computes the reference for `options.size`.
+pub fn prepare(gpu: &Gpu, options: &Options, progress: &mut dyn FnMut(&str)) -> Result<(GemmBuffers, Reference)> {
+    validate_size(options.size)?;
+    let (m, n, k) = options.size;
+    progress(&format!("generating random {m}x{k} and {k}x{n} inputs"));
+    let problem = Problem::random(options.size, 1.0, 0.0, options.seed);
+    let buffers = GemmBuffers::upload(gpu, &problem)?;
+    let rows = reference_rows(m, n, k, options.seed ^ 0x7e57);
+    progress(&format!("computing the f64 reference for {} of {m} rows on the CPU", rows.len()));
+    let reference = reference(&problem, rows);
+    Ok((buffers, reference))
+}
+
+/// Runs cuBLAS (if found) and then every rung in `rungs`.
+pub fn run(
+    gpu: &Gpu,
+    rungs: &[&Rung],
+    options: &Options,
+    autotune_note: String,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Report> {
+    let (mut buffers, reference) = prepare(gpu, options, progress)?;
+    let flops = buffers.flops();
+    let gflops = |t: &Option<Timing>| t.as_ref().map(|t| flops / (t.median_ms * 1e-3) / 1e9);
+
+    progress("cuBLAS SGEMM (baseline)");
+    let cublas = match Cublas::load(gpu) {
+        Ok(cublas) => {
+            let (c, timing) = measure(gpu, &mut buffers, &cublas, &reference, options.reps, options.warmup)?;
+            Ok(Row {
+                id: "-".into(),
+                title: cublas.version_string(),
+                kernel: "cublasSgemm".into(),
+                verdict: verdict(&reference, &c),
+                gflops: gflops(&timing),
+                timing,
+                resources: None,
+                dynamic_shared_bytes: 0,
+                blocks_per_sm: None,
+                occupancy: None,
+            })
+        }
+        Err(e) => Err(e.to_string()),
+    };
+
+    let mut rows = Vec::new();
+    for (i, rung) in rungs.iter().enumerate() {
+        progress(&format!("[{}/{}] rung {} {} ({})", i + 1, rungs.len(), rung.id, rung.title, rung.kernel.name));
+        let (c, timing) = measure(gpu, &mut buffers, &rung.kernel, &reference, options.reps, options.warmup)?;
+        let (m, n, _) = options.size;
+        let shape = (rung.kernel.launch)(m, n);
+        let blocks = gpu.resident_blocks(rung.kernel.name, shape)?;
+        let warps_per_block = shape.block.volume().div_ceil(gpu.info.warp_size as u64) as f64;
+        rows.push(Row {
+            id: rung.id.into(),
+            title: rung.title.into(),
+            kernel: rung.kernel.name.into(),
+            verdict: verdict(&reference, &c),
+            gflops: gflops(&timing),
+            timing,
+            resources: Some(gpu.resources(rung.kernel.name)?),
+            dynamic_shared_bytes: shape.shared_bytes,
+            blocks_per_sm: Some(blocks),
+            occupancy: Some(blocks as f64 * warps_per_block / gpu.info.max_warps_per_multiprocessor() as f64),
+        });
+    }
+    Ok(Report {
+        device: gpu.info.name.clone(),
+        size: options.size,
+        fp32_peak_gflops: gpu.info.fp32_peak_flops().map(|f| f / 1e9),
+        cublas,
+        rows,
+        autotune_note,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::validate_size;
+
+    #[test]
+    fn sizes_are_validated() {
+        assert!(validate_size((1, 1, 1)).is_ok());
+        assert!(validate_size((4097, 1023, 513)).is_ok());
+        assert!(validate_size((0, 5, 5)).unwrap_err().message().contains("at least 1"));
+        let err = validate_size((65536, 65536, 1)).unwrap_err();
+        assert!(err.message().contains("C (M×N) would have 4294967296 elements"), "{err}");
+        assert!(validate_size((46340, 46340, 46340)).is_ok());
+    }
+}

@@ -1,0 +1,99 @@
+//! The ladder's rungs in order, and the `--rungs` selector.
+
+use crate::error::{Error, Result};
+use kernels_gpu::matmul::{self as k, GemmKernel};
+
+/// One rung: its number on the ladder, a short title and its kernel.
+#[derive(Clone, Copy)]
+pub struct Rung {
+    pub id: &'static str,
+    pub title: &'static str,
+    pub kernel: GemmKernel,
+}
+
+/// Every rung, bottom to top. Rung 8 runs whichever tile shape tuning
+/// chose (`autotuned`).
+pub fn ladder(autotuned: GemmKernel) -> Vec<Rung> {
+    vec![
+        Rung { id: "1", title: "naive", kernel: k::r01_naive::KERNEL },
+        Rung { id: "2", title: "coalesced", kernel: k::r02_coalesced::KERNEL },
+        Rung { id: "3", title: "shared-memory tiles", kernel: k::r03_shared_tiling::KERNEL },
+        Rung { id: "4", title: "1D register blocking", kernel: k::r04_blocktile_1d::KERNEL },
+        Rung { id: "5", title: "2D register blocking", kernel: k::r05_blocktile_2d::KERNEL },
+        Rung { id: "6", title: "128-bit accesses", kernel: k::r06_vectorized::KERNEL },
+        Rung { id: "7a", title: "bank conflicts: padded", kernel: k::r07_bank_conflicts::PADDED },
+        Rung { id: "7b", title: "bank conflicts: swizzled", kernel: k::r07_bank_conflicts::SWIZZLED },
+        Rung { id: "8", title: "autotuned", kernel: autotuned },
+        Rung { id: "9", title: "warptiling", kernel: k::r09_warptiling::KERNEL },
+        Rung { id: "10", title: "async copies, 3 stages", kernel: k::r10_double_buffered::KERNEL },
+    ]
+}
+
+/// Rungs named by `list`: comma-separated ids ("7a"), numbers ("7" is 7a
+/// and 7b) and ranges ("3-6"), kept in ladder order.
+pub fn select<'a>(all: &'a [Rung], list: &str) -> Result<Vec<&'a Rung>> {
+    let number = |id: &str| id.trim_end_matches(|c: char| c.is_ascii_alphabetic()).parse::<u32>().ok();
+    let highest = all.iter().filter_map(|r| number(r.id)).max().unwrap_or(0);
+    let mut chosen = vec![false; all.len()];
+    for item in list.split(',').map(str::trim) {
+        let matched: Vec<usize> = if let Some((from, to)) = item.split_once('-') {
+            let (from, to) = match (from.trim().parse::<u32>(), to.trim().parse::<u32>()) {
+                (Ok(f), Ok(t)) if f <= t => (f, t),
+                _ => return Err(Error::new(format!("--rungs: '{item}' is not a range like 3-6"))),
+            };
+            (0..all.len()).filter(|&i| number(all[i].id).is_some_and(|x| (from..=to).contains(&x))).collect()
+        } else if item.chars().all(|c| c.is_ascii_digit()) && !item.is_empty() {
+            (0..all.len()).filter(|&i| number(all[i].id).map(|x| x.to_string()).as_deref() == Some(item)).collect()
+        } else {
+            (0..all.len()).filter(|&i| all[i].id.eq_ignore_ascii_case(item)).collect()
+        };
+        if matched.is_empty() {
+            let ids: Vec<&str> = all.iter().map(|r| r.id).collect();
+            return Err(Error::new(format!(
+                "--rungs: no rung '{item}' (rungs are {}; ranges like 3-6 and lists like 1,7b,10 work, up to {highest})",
+                ids.join(", ")
+            )));
+        }
+        for i in matched {
+            chosen[i] = true;
+        }
+    }
+    Ok(all.iter().zip(chosen).filter_map(|(r, c)| c.then_some(r)).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(list: &str) -> Vec<&'static str> {
+        let all = ladder(k::r08_autotuned::CONFIGS[0].kernel);
+        select(&all, list).unwrap().iter().map(|r| r.id).collect()
+    }
+
+    #[test]
+    fn ladder_has_every_rung_once_with_distinct_kernels() {
+        let all = ladder(k::r08_autotuned::CONFIGS[0].kernel);
+        assert_eq!(all.len(), 11);
+        let mut names: Vec<&str> = all.iter().map(|r| r.kernel.name).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), 11);
+    }
+
+    #[test]
+    fn selections() {
+        assert_eq!(ids("1"), ["1"]);
+        assert_eq!(ids("7"), ["7a", "7b"]);
+        assert_eq!(ids("10,3-5,7B"), ["3", "4", "5", "7b", "10"]);
+        assert_eq!(ids("1-10").len(), 11);
+    }
+
+    #[test]
+    fn bad_selections_say_what_exists() {
+        let all = ladder(k::r08_autotuned::CONFIGS[0].kernel);
+        for bad in ["11", "x", "5-3", "", "7c"] {
+            let err = select(&all, bad).err().expect(bad);
+            assert!(err.message().starts_with("--rungs:"), "{err}");
+        }
+    }
+}

@@ -1,0 +1,60 @@
+//! What the builder produced, checked without a GPU: one self-contained PTX
+//! module with an entry point for every kernel the host launches, and the
+//! instructions each rung is about actually present in its body.
+
+use kernels_gpu::matmul::r08_autotuned::CONFIGS;
+use ptx_ladder::matmul::rungs::ladder;
+use ptx_ladder::{PTX, PTX_ARCH};
+
+/// The text of one `.entry`, up to the next entry.
+fn entry(name: &str) -> &'static str {
+    let start = PTX.find(&format!(".entry {name}(")).unwrap_or_else(|| panic!("no .entry {name} in the PTX"));
+    let rest = &PTX[start + 1..];
+    let end = rest.find(".entry ").map_or(PTX.len(), |e| start + 1 + e);
+    &PTX[start..end]
+}
+
+#[test]
+fn every_launched_kernel_has_an_entry() {
+    let mut names: Vec<&str> = ladder(CONFIGS[0].kernel).iter().map(|r| r.kernel.name).collect();
+    names.extend(CONFIGS.iter().map(|c| c.kernel.name));
+    names.push(kernels_gpu::vecadd::VEC_ADD);
+    for name in names {
+        entry(name);
+    }
+}
+
+#[test]
+fn module_is_self_contained_and_for_the_chosen_arch() {
+    assert!(!PTX.contains(".extern .func"), "the PTX calls a function nothing defines");
+    assert!(PTX.contains(&format!(".target {PTX_ARCH}")), "PTX not built for {PTX_ARCH}");
+    // The only external symbol is the dynamic shared-memory window.
+    for line in PTX.lines().filter(|l| l.contains(".extern")) {
+        assert!(line.contains(".shared") && line.contains("gpu_launch_sized_workgroup_mem"), "{line}");
+    }
+}
+
+#[test]
+fn each_rung_uses_the_instructions_it_is_about() {
+    let (fma, shared, v4_shared, v4_global) = ("fma.rn.f32", "ld.shared", "ld.shared.v4", "ld.global.v4");
+    for scalar_rung in ["sgemm_naive", "sgemm_coalesced"] {
+        assert!(entry(scalar_rung).contains(fma) && !entry(scalar_rung).contains(shared), "{scalar_rung}");
+    }
+    for tiled in ["sgemm_shared_tiling", "sgemm_blocktile_1d", "sgemm_blocktile_2d"] {
+        let body = entry(tiled);
+        assert!(body.contains("bar.sync") && body.contains(shared) && !body.contains(v4_shared), "{tiled}");
+    }
+    for vectorized in ["sgemm_vectorized", "sgemm_vectorized_padded", "sgemm_vectorized_swizzled", "sgemm_warptiling"] {
+        let body = entry(vectorized);
+        assert!(body.contains(v4_shared) && body.contains(v4_global) && body.contains("st.global.v4"), "{vectorized}");
+    }
+    let swizzled = entry("sgemm_vectorized_swizzled");
+    assert!(swizzled.contains("xor.b32"), "the swizzle is an XOR");
+    let async_rung = entry("sgemm_double_buffered");
+    for instruction in ["cp.async.cg.shared.global", "cp.async.ca.shared.global", "cp.async.commit_group", "cp.async.wait_group 1"] {
+        assert!(async_rung.contains(instruction), "rung 10 lacks {instruction}");
+    }
+    // The inner loops are fully unrolled: one k-step of rung 9 is 64 FMAs,
+    // and its 16 steps must all be straight-line code.
+    assert!(entry("sgemm_warptiling").matches(fma).count() >= 64 * 16);
+}
