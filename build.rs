@@ -88,9 +88,26 @@ fn main() {
         fail("compiling kernels-gpu for nvptx64-nvidia-cuda failed (errors above)");
     }
 
-    let ptx = target_dir.join("nvptx64-nvidia-cuda/ptx/kernels_gpu.ptx");
-    std::fs::copy(&ptx, out_dir.join("kernels.ptx"))
-        .unwrap_or_else(|e| fail(&format!("the GPU build finished but {} is missing: {e}", ptx.display())));
+    let ptx_path = target_dir.join("nvptx64-nvidia-cuda/ptx/kernels_gpu.ptx");
+    let ptx = std::fs::read_to_string(&ptx_path)
+        .unwrap_or_else(|e| fail(&format!("the GPU build finished but {} is unreadable: {e}", ptx_path.display())));
+    let ptx = apply_launch_bounds(ptx, kernels_gpu::launch_bounds()).unwrap_or_else(|e| fail(&e));
+    std::fs::write(out_dir.join("kernels.ptx"), ptx).unwrap_or_else(|e| fail(&format!("writing kernels.ptx: {e}")));
+}
+
+/// Writes each kernel's launch bounds into its `.entry` as the PTX
+/// performance directives `.maxntid` and `.minnctapersm`, between the
+/// parameter list and the body: what `__launch_bounds__` makes nvcc emit.
+fn apply_launch_bounds(mut ptx: String, bounds: impl Iterator<Item = kernels_gpu::LaunchBounds>) -> Result<String, String> {
+    for b in bounds {
+        let entry = format!(".entry {}(", b.kernel);
+        let start = ptx.find(&entry).ok_or_else(|| format!("launch bounds name {}, which the PTX lacks", b.kernel))?;
+        let params_end = ptx[start..].find("\n)").map(|i| start + i + 2).ok_or("unterminated .entry")?;
+        let line_end = ptx[params_end..].find('\n').map(|i| params_end + i + 1).ok_or("truncated PTX")?;
+        let directives = format!(".maxntid {}, 1, 1\n.minnctapersm {}\n", b.max_threads, b.min_blocks_per_sm);
+        ptx.insert_str(line_end, &directives);
+    }
+    Ok(ptx)
 }
 
 fn is_sm_arch(arch: &str) -> bool {

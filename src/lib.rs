@@ -9,6 +9,7 @@
 pub mod device;
 pub mod emulator;
 pub mod error;
+pub mod labs;
 pub mod launch_math;
 pub mod matmul;
 pub mod random;

@@ -10,37 +10,67 @@ use crate::error::{Context as _, Error, Result};
 use crate::launch_math::{Launch1d, launch_1d};
 use crate::random::uniform;
 use cust::memory::{AsyncCopyDestination, DeviceBuffer};
+use kernels_gpu::vecadd::{VEC_ADD, VEC_ADD_X4};
 
-/// Largest n: the kernel indexes with 32-bit integers.
+/// Largest n: the kernels index with 32-bit integers.
 pub const MAX_N: u64 = u32::MAX as u64;
 
-/// What one `host vecadd` run measured.
-pub struct VecAddReport {
-    pub launch: Launch1d,
-    pub mismatches: Mismatches,
-    /// None when n = 0 (nothing launched).
-    pub kernel: Option<Timing>,
-    pub copy: Option<Timing>,
+/// The two kernels: one element per thread, or four with 128-bit accesses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    OnePerThread,
+    FourPerThread,
 }
 
-impl VecAddReport {
-    /// Bytes the kernel moves: read a and b, write c.
-    pub fn kernel_bytes(&self) -> f64 {
-        12.0 * self.launch.n as f64
+impl Variant {
+    pub const ALL: [Variant; 2] = [Variant::OnePerThread, Variant::FourPerThread];
+
+    pub fn kernel(self) -> &'static str {
+        match self {
+            Variant::OnePerThread => VEC_ADD,
+            Variant::FourPerThread => VEC_ADD_X4,
+        }
     }
 
-    /// Bytes the copy moves: read one array, write one.
-    pub fn copy_bytes(&self) -> f64 {
-        8.0 * self.launch.n as f64
+    pub fn elements_per_thread(self) -> u64 {
+        match self {
+            Variant::OnePerThread => 1,
+            Variant::FourPerThread => 4,
+        }
     }
+}
 
-    pub fn kernel_gbps(&self) -> Option<f64> {
-        self.kernel.as_ref().map(|t| self.kernel_bytes() / (t.median_ms * 1e-3) / 1e9)
-    }
+/// The launch of one variant over `n` elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Plan {
+    pub variant: Variant,
+    pub elements: u64,
+    pub launch: Launch1d,
+}
 
-    pub fn copy_gbps(&self) -> Option<f64> {
-        self.copy.as_ref().map(|t| self.copy_bytes() / (t.median_ms * 1e-3) / 1e9)
+impl Plan {
+    /// The round-up arithmetic, in words.
+    pub fn explain(&self) -> String {
+        match self.variant.elements_per_thread() {
+            1 => self.launch.explain(),
+            per => format!(
+                "{} elements at {per} per thread → ceil({} / {per}) = {} threads; {}",
+                self.elements,
+                self.elements,
+                self.launch.n,
+                self.launch.explain().replacen(&format!("n = {}", self.launch.n), "threads", 1)
+            ),
+        }
     }
+}
+
+/// Validates n and the block size without touching the GPU.
+pub fn plan(variant: Variant, n: u64, block: u32) -> Result<Plan> {
+    if n > MAX_N {
+        return Err(Error::new(format!("n = {n} is too large: the kernels use 32-bit indices, so n ≤ {MAX_N}")));
+    }
+    let launch = launch_1d(n.div_ceil(variant.elements_per_thread()), block)?;
+    Ok(Plan { variant, elements: n, launch })
 }
 
 /// Elements of c that differ from a + b computed on the CPU.
@@ -65,64 +95,98 @@ pub fn check(a: &[f32], b: &[f32], c: &[f32]) -> Mismatches {
     out
 }
 
-/// Validates n and the block size without touching the GPU.
-pub fn plan(n: u64, block: u32) -> Result<Launch1d> {
-    if n > MAX_N {
-        return Err(Error::new(format!("n = {n} is too large: the kernel uses 32-bit indices, so n ≤ {MAX_N}")));
-    }
-    launch_1d(n, block)
-}
-
-/// Random a and b of `n` elements on the GPU, and c poisoned.
-struct Buffers {
+/// Random inputs and a poisoned output on the GPU, with host copies of the
+/// inputs for checking.
+struct Arrays {
+    host_a: Vec<f32>,
+    host_b: Vec<f32>,
     a: DeviceBuffer<f32>,
     b: DeviceBuffer<f32>,
     c: DeviceBuffer<f32>,
 }
 
-/// Runs vector add once on `n` random elements (c poisoned first) and
-/// checks every element; returns the buffers for timing.
-fn run_checked(gpu: &Gpu, launch: Launch1d, progress: &mut dyn FnMut(&str)) -> Result<(Mismatches, Option<Buffers>)> {
-    let n = launch.n;
-    if launch.threads_per_block > gpu.info.max_threads_per_block {
-        return Err(Error::new(format!(
-            "block size {} exceeds this GPU's {} threads per block",
-            launch.threads_per_block, gpu.info.max_threads_per_block
-        )));
+impl Arrays {
+    fn new(gpu: &Gpu, n: u64, block: u32) -> Result<Arrays> {
+        if block > gpu.info.max_threads_per_block {
+            return Err(Error::new(format!(
+                "block size {block} exceeds this GPU's {} threads per block",
+                gpu.info.max_threads_per_block
+            )));
+        }
+        gpu.ensure_fits(12 * n as u128, &format!("vecadd with n = {n} (three arrays of {:.2} GB)", 4.0 * n as f64 / 1e9))?;
+        let (host_a, host_b) = (uniform(n as usize, n ^ 1), uniform(n as usize, n ^ 2));
+        let (a, b) = (gpu.upload(&host_a, "a")?, gpu.upload(&host_b, "b")?);
+        let c = gpu.alloc(n as usize, "c")?;
+        Ok(Arrays { host_a, host_b, a, b, c })
     }
-    gpu.ensure_fits(12 * n as u128, &format!("vecadd with n = {n} (three arrays of {:.2} GB)", 4.0 * n as f64 / 1e9))?;
+
+    /// Poisons c, runs the plan once, checks every element.
+    fn run_and_check(&mut self, gpu: &Gpu, plan: &Plan) -> Result<Mismatches> {
+        let n = plan.elements as usize;
+        gpu.poison(&mut self.c)?;
+        gpu.vec_add(plan.variant.kernel(), plan.launch.shape(), &self.a, &self.b, &self.c, n as u32)?;
+        let mut c = vec![0.0f32; n];
+        gpu.download(&self.c, &mut c, "c")?;
+        Ok(check(&self.host_a, &self.host_b, &c))
+    }
+}
+
+/// Runs both kernels once on `n` random elements and checks every element.
+pub fn check_on_gpu(gpu: &Gpu, n: u64, block: u32) -> Result<Vec<(Variant, Mismatches)>> {
+    let plans = Variant::ALL.map(|v| plan(v, n, block));
     if n == 0 {
-        return Ok((Mismatches { count: 0, first: None }, None));
+        return Ok(Vec::new());
+    }
+    let mut arrays = Arrays::new(gpu, n, block)?;
+    plans.into_iter().map(|p| p.and_then(|p| Ok((p.variant, arrays.run_and_check(gpu, &p)?)))).collect()
+}
+
+/// One kernel's result in a `host vecadd` run.
+pub struct KernelRun {
+    pub plan: Plan,
+    pub mismatches: Mismatches,
+    pub timing: Timing,
+}
+
+/// What one `host vecadd` run measured.
+pub struct VecAddReport {
+    pub n: u64,
+    pub kernels: Vec<KernelRun>,
+    /// The device-to-device copy of n floats.
+    pub copy: Timing,
+}
+
+/// GB/s for `bytes_per_element` over `n` elements in `timing`.
+pub fn gbps(n: u64, bytes_per_element: f64, timing: &Timing) -> f64 {
+    n as f64 * bytes_per_element / (timing.median_ms * 1e-3) / 1e9
+}
+
+/// Bytes vector add moves per element: read a and b, write c.
+pub const KERNEL_BYTES: f64 = 12.0;
+/// Bytes a copy moves per element: read one, write one.
+pub const COPY_BYTES: f64 = 8.0;
+
+/// Runs, checks and times both kernels on `n` (≥ 1) random elements, and a
+/// device-to-device copy of the same size.
+pub fn run(gpu: &Gpu, n: u64, block: u32, reps: u32, progress: &mut dyn FnMut(&str)) -> Result<VecAddReport> {
+    let plans = Variant::ALL.map(|v| plan(v, n, block)).into_iter().collect::<Result<Vec<_>>>()?;
+    if n == 0 {
+        return Err(Error::new("n = 0: nothing to run"));
     }
     progress(&format!("generating {n} random pairs"));
-    let (a, b) = (uniform(n as usize, n ^ 1), uniform(n as usize, n ^ 2));
-    let mut c = gpu.alloc(n as usize, "c")?;
-    gpu.poison(&mut c)?;
-    let buffers = Buffers { a: gpu.upload(&a, "a")?, b: gpu.upload(&b, "b")?, c };
-    progress("running and checking every element");
-    gpu.vec_add(launch.shape(), &buffers.a, &buffers.b, &buffers.c, n as u32)?;
-    let mut c = vec![0.0f32; n as usize];
-    gpu.download(&buffers.c, &mut c, "c")?;
-    Ok((check(&a, &b, &c), Some(buffers)))
-}
-
-/// Runs vector add once on `n` random elements and checks every element.
-pub fn check_on_gpu(gpu: &Gpu, n: u64, block: u32) -> Result<Mismatches> {
-    Ok(run_checked(gpu, plan(n, block)?, &mut |_| {})?.0)
-}
-
-/// Runs, checks and times vector add on `n` random elements.
-pub fn run(gpu: &Gpu, n: u64, block: u32, reps: u32, progress: &mut dyn FnMut(&str)) -> Result<VecAddReport> {
-    let launch = plan(n, block)?;
-    let (mismatches, buffers) = run_checked(gpu, launch, progress)?;
-    let Some(Buffers { a, b, mut c }) = buffers else {
-        return Ok(VecAddReport { launch, mismatches, kernel: None, copy: None });
-    };
-    progress("timing the kernel and a device-to-device copy");
-    let n = n as u32;
-    let kernel = gpu.time(3, reps, || gpu.vec_add(launch.shape(), &a, &b, &c, n))?;
-    let copy = gpu.time(3, reps, || unsafe { c.async_copy_from(&a, gpu.stream()) }.context("device-to-device copy"))?;
-    Ok(VecAddReport { launch, mismatches, kernel: Some(kernel), copy: Some(copy) })
+    let mut arrays = Arrays::new(gpu, n, block)?;
+    let mut kernels = Vec::new();
+    for plan in plans {
+        progress(&format!("{}: running, checking every element, timing", plan.variant.kernel()));
+        let mismatches = arrays.run_and_check(gpu, &plan)?;
+        let Arrays { a, b, c, .. } = &arrays;
+        let timing = gpu.time(3, reps, || gpu.vec_add(plan.variant.kernel(), plan.launch.shape(), a, b, c, n as u32))?;
+        kernels.push(KernelRun { plan, mismatches, timing });
+    }
+    progress("timing a device-to-device copy of the same size");
+    let Arrays { a, c, .. } = &mut arrays;
+    let copy = gpu.time(3, reps, || unsafe { c.async_copy_from(&*a, gpu.stream()) }.context("device-to-device copy"))?;
+    Ok(VecAddReport { n, kernels, copy })
 }
 
 #[cfg(test)]
@@ -142,10 +206,19 @@ mod tests {
     }
 
     #[test]
-    fn plan_refuses_what_the_kernel_cannot_index() {
-        assert!(plan(MAX_N, 256).is_ok());
-        let err = plan(MAX_N + 1, 256).unwrap_err();
+    fn plan_refuses_what_the_kernels_cannot_index() {
+        assert!(plan(Variant::OnePerThread, MAX_N, 256).is_ok());
+        let err = plan(Variant::OnePerThread, MAX_N + 1, 256).unwrap_err();
         assert!(err.message().contains("32-bit indices"), "{err}");
-        assert!(plan(10, 2048).is_err());
+        assert!(plan(Variant::FourPerThread, 10, 2048).is_err());
+    }
+
+    #[test]
+    fn four_per_thread_launches_a_quarter_of_the_threads() {
+        let p = plan(Variant::FourPerThread, 1001, 128).unwrap();
+        assert_eq!((p.launch.n, p.launch.blocks), (251, 2));
+        let text = p.explain();
+        assert!(text.starts_with("1001 elements at 4 per thread → ceil(1001 / 4) = 251 threads;"), "{text}");
+        assert!(text.contains("ceil(251 / 128) = 2 blocks = 256 threads"), "{text}");
     }
 }

@@ -18,7 +18,8 @@ fn usage_errors_exit_2_and_name_the_problem() {
         (&["frobnicate"], "unknown command 'frobnicate'"),
         (&["vecadd", "--n", "-5"], "--n expects a whole number"),
         (&["vecadd", "--block", "2048"], "--block must be between 1 and 1024 (got 2048)"),
-        (&["vecadd", "--n", "1e10"], "--n must be between 0 and 4294967295"),
+        (&["vecadd", "--n", "1e10"], "--n must be between 1 and 4294967295"),
+        (&["vecadd", "--n", "0"], "--n must be between 1 and 4294967295 (got 0)"),
         (&["vecadd", "--bogus", "1"], "unknown flag --bogus for `host vecadd`"),
         (&["matmul", "--size", "0"], "--size must be between 1"),
         (&["matmul", "--size", "64", "--m", "3"], "either --size or --m/--n/--k"),
@@ -60,7 +61,7 @@ fn vecadd_fails_cleanly_without_a_gpu_and_checks_with_one() {
     let err = stderr(&out);
     if out.status.success() {
         let text = String::from_utf8_lossy(&out.stdout);
-        assert!(text.contains("check: all 1000 elements equal a + b"), "{text}");
+        assert!(text.contains("check: all 1000 elements equal a + b computed on the CPU, for both kernels"), "{text}");
     } else {
         assert_eq!(out.status.code(), Some(1), "{err}");
         let lines: Vec<&str> = err.lines().filter(|l| !l.starts_with("  … ")).collect();

@@ -11,7 +11,7 @@
 //! shared memory, warp shuffles and special loads all go through [`gpu`], so a
 //! kernel reads like the algorithm it implements.
 #![no_std]
-#![feature(core_float_math)]
+#![feature(core_float_math, portable_simd)]
 #![cfg_attr(
     target_arch = "nvptx64",
     feature(
@@ -48,6 +48,24 @@ macro_rules! kernel {
 pub mod gpu;
 pub mod matmul;
 pub mod vecadd;
+
+/// CUDA C++'s `__launch_bounds__(max_threads, min_blocks_per_sm)`: a promise
+/// that the kernel never runs with more than `max_threads` threads per block,
+/// and a request that ptxas keep registers low enough for
+/// `min_blocks_per_sm` blocks to fit on one multiprocessor. Rust has no
+/// attribute for it, so `build.rs` writes it into the PTX as `.maxntid` and
+/// `.minnctapersm` directives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchBounds {
+    pub kernel: &'static str,
+    pub max_threads: u32,
+    pub min_blocks_per_sm: u32,
+}
+
+/// Every kernel that declares launch bounds.
+pub fn launch_bounds() -> impl Iterator<Item = LaunchBounds> {
+    matmul::KERNELS.iter().filter_map(|k| k.bounds)
+}
 
 #[cfg(target_arch = "nvptx64")]
 #[panic_handler]

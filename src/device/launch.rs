@@ -96,11 +96,11 @@ impl Gpu {
         self.launch(kernel.name, (kernel.launch)(args.m, args.n), &params)
     }
 
-    /// `c = a + b` over `n` elements with `block` threads per block.
-    pub fn vec_add(&self, shape: LaunchShape, a: &DeviceBuffer<f32>, b: &DeviceBuffer<f32>, c: &DeviceBuffer<f32>, n: u32) -> Result<()> {
+    /// `c = a + b` over `n` elements with one of the vector-add kernels.
+    pub fn vec_add(&self, kernel: &str, shape: LaunchShape, a: &DeviceBuffer<f32>, b: &DeviceBuffer<f32>, c: &DeviceBuffer<f32>, n: u32) -> Result<()> {
         let (mut a, mut b, mut c, mut n) = (pointer(a), pointer(b), pointer(c), n);
         let params = [arg(&mut a), arg(&mut b), arg(&mut c), arg(&mut n)];
-        self.launch(kernels_gpu::vecadd::VEC_ADD, shape, &params)
+        self.launch(kernel, shape, &params)
     }
 
     fn check_shape(&self, name: &str, shape: LaunchShape) -> Result<()> {

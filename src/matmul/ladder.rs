@@ -185,7 +185,7 @@ pub fn prepare(gpu: &Gpu, options: &Options, progress: &mut dyn FnMut(&str)) -> 
 /// Runs cuBLAS (if found) and then every rung in `rungs`.
 pub fn run(
     gpu: &Gpu,
-    rungs: &[&Rung],
+    rungs: &[Rung],
     options: &Options,
     autotune_note: String,
     progress: &mut dyn FnMut(&str),

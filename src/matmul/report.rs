@@ -44,7 +44,7 @@ pub fn table(report: &Report) -> String {
     let with_cublas = cublas_gflops(report).is_some();
     let _ = writeln!(
         out,
-        "{:<4} {:<26} {:>9} {:>9} {}{:>7} {:>8} {:>5} {:>8} {:>9}  {}",
+        "{:<4} {:<26} {:>9} {:>9} {}{:>7} {:>8} {:>9} {:>8} {:>12}  {}",
         "rung",
         "",
         "time ms",
@@ -63,7 +63,7 @@ pub fn table(report: &Report) -> String {
         let error = if row.verdict.passed() { format!("{:.1e}", row.verdict.relative_error) } else { "WRONG".into() };
         let _ = writeln!(
             out,
-            "{:<4} {:<26} {:>9} {:>9} {}{:>7} {:>8} {:>5} {:>8} {:>9}  {}",
+            "{:<4} {:<26} {:>9} {:>9} {}{:>7} {:>8} {:>9} {:>8} {:>12}  {}",
             row.id,
             row.title,
             opt(row.timing.as_ref().map(|t| t.median_ms), |v| format!("{v:.3}")),
@@ -71,7 +71,10 @@ pub fn table(report: &Report) -> String {
             if with_cublas { format!("{:>9} ", opt(percent, |v| format!("{v:.1}%"))) } else { String::new() },
             opt(speedup, |v| format!("{v:.2}x")),
             error,
-            row.resources.map_or("-".into(), |r| r.registers.to_string()),
+            row.resources.map_or("-".into(), |r| match r.local_bytes {
+                0 => r.registers.to_string(),
+                spill => format!("{}+{spill}B", r.registers),
+            }),
             smem.unwrap_or_else(|| "-".into()),
             occupancy.unwrap_or_else(|| "-".into()),
             row.kernel,

@@ -30,12 +30,21 @@ pub fn ladder(autotuned: GemmKernel) -> Vec<Rung> {
 }
 
 /// Rungs named by `list`: comma-separated ids ("7a"), numbers ("7" is 7a
-/// and 7b) and ranges ("3-6"), kept in ladder order.
-pub fn select<'a>(all: &'a [Rung], list: &str) -> Result<Vec<&'a Rung>> {
+/// and 7b) and ranges ("3-6"), kept in ladder order, then any other SGEMM
+/// kernel of the module named in full (rung 8's candidates, for example).
+pub fn select(all: &[Rung], list: &str) -> Result<Vec<Rung>> {
+    let mut extra = Vec::new();
     let number = |id: &str| id.trim_end_matches(|c: char| c.is_ascii_alphabetic()).parse::<u32>().ok();
     let highest = all.iter().filter_map(|r| number(r.id)).max().unwrap_or(0);
     let mut chosen = vec![false; all.len()];
     for item in list.split(',').map(str::trim) {
+        if let Some(kernel) = kernels_gpu::matmul::KERNELS.iter().find(|k| k.name == item) {
+            match all.iter().position(|r| r.kernel.name == item) {
+                Some(i) => chosen[i] = true,
+                None => extra.push(Rung { id: "·", title: kernel.name, kernel: *kernel }),
+            }
+            continue;
+        }
         let matched: Vec<usize> = if let Some((from, to)) = item.split_once('-') {
             let (from, to) = match (from.trim().parse::<u32>(), to.trim().parse::<u32>()) {
                 (Ok(f), Ok(t)) if f <= t => (f, t),
@@ -50,7 +59,7 @@ pub fn select<'a>(all: &'a [Rung], list: &str) -> Result<Vec<&'a Rung>> {
         if matched.is_empty() {
             let ids: Vec<&str> = all.iter().map(|r| r.id).collect();
             return Err(Error::new(format!(
-                "--rungs: no rung '{item}' (rungs are {}; ranges like 3-6 and lists like 1,7b,10 work, up to {highest})",
+                "--rungs: no rung '{item}' (rungs are {}; ranges like 3-6, lists like 1,7b,10 and full kernel names work, up to {highest})",
                 ids.join(", ")
             )));
         }
@@ -58,7 +67,9 @@ pub fn select<'a>(all: &'a [Rung], list: &str) -> Result<Vec<&'a Rung>> {
             chosen[i] = true;
         }
     }
-    Ok(all.iter().zip(chosen).filter_map(|(r, c)| c.then_some(r)).collect())
+    let mut rungs: Vec<Rung> = all.iter().zip(chosen).filter_map(|(r, c)| c.then_some(*r)).collect();
+    rungs.extend(extra);
+    Ok(rungs)
 }
 
 #[cfg(test)]
@@ -86,6 +97,15 @@ mod tests {
         assert_eq!(ids("7"), ["7a", "7b"]);
         assert_eq!(ids("10,3-5,7B"), ["3", "4", "5", "7b", "10"]);
         assert_eq!(ids("1-10").len(), 11);
+    }
+
+    #[test]
+    fn any_kernel_of_the_module_can_be_named() {
+        let candidate = k::r08_autotuned::CONFIGS[3].kernel.name;
+        let all = ladder(k::r08_autotuned::CONFIGS[0].kernel);
+        let picked = select(&all, &format!("2,{candidate},sgemm_naive")).unwrap();
+        let names: Vec<&str> = picked.iter().map(|r| r.kernel.name).collect();
+        assert_eq!(names, ["sgemm_naive", "sgemm_coalesced", candidate]);
     }
 
     #[test]

@@ -51,7 +51,7 @@ pub fn run(mut flags: Flags) -> Result<(), Failure> {
     let all = rungs::ladder(choice.config.kernel);
     let selected = match &rung_list {
         Some(list) => rungs::select(&all, list)?,
-        None => all.iter().collect(),
+        None => all,
     };
     let result = ladder::run(&gpu, &selected, &options, choice.note, &mut progress)?;
     print!("{}", report::table(&result));

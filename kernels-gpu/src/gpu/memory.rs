@@ -2,11 +2,11 @@
 //! vector accesses, floating-point atomics and asynchronous global→shared
 //! copies (`cp.async`, sm_80 and newer).
 
-/// Four floats moved as one 16-byte access. The alignment is what lets the
-/// compiler emit `ld.v4.f32` / `st.v4.f32` instead of four scalar accesses.
-#[repr(C, align(16))]
-#[derive(Clone, Copy)]
-struct F32x4([f32; 4]);
+/// Four floats moved as one 16-byte access. A SIMD vector (not an array)
+/// reaches LLVM as `<4 x float>`, which the NVPTX backend emits as one
+/// `ld.v4.f32` / `st.v4.f32`; an array or struct of four floats is split
+/// into scalar loads by LLVM's SROA pass and not always merged back.
+type F32x4 = core::simd::Simd<f32, 4>;
 
 /// On the host (emulation) a misaligned vector access is reported instead of
 /// silently working: on the GPU it would be a misaligned-address fault.
@@ -25,7 +25,7 @@ fn check_aligned_16(address: usize) {
 #[inline(always)]
 pub unsafe fn load_f32x4(ptr: *const f32) -> [f32; 4] {
     check_aligned_16(ptr as usize);
-    unsafe { ptr.cast::<F32x4>().read().0 }
+    unsafe { ptr.cast::<F32x4>().read().to_array() }
 }
 
 /// Stores `values` to `ptr[0..4]` with one 128-bit store. `ptr` must be
@@ -36,7 +36,7 @@ pub unsafe fn load_f32x4(ptr: *const f32) -> [f32; 4] {
 #[inline(always)]
 pub unsafe fn store_f32x4(ptr: *mut f32, values: [f32; 4]) {
     check_aligned_16(ptr as usize);
-    unsafe { ptr.cast::<F32x4>().write(F32x4(values)) }
+    unsafe { ptr.cast::<F32x4>().write(F32x4::from_array(values)) }
 }
 
 /// `*ptr += value`, atomically with respect to every other thread on the

@@ -19,18 +19,32 @@ pub struct GemmKernel {
     pub name: &'static str,
     /// Grid, block and shared memory for an `m`×`n` output.
     pub launch: fn(m: u32, n: u32) -> LaunchShape,
+    /// CUDA's `__launch_bounds__`, which Rust has no attribute for.
+    pub bounds: Option<crate::LaunchBounds>,
     /// The same kernel compiled for the host, for the CPU emulator.
     #[cfg(not(target_arch = "nvptx64"))]
     pub emulate: GemmFn,
 }
 
 /// `gemm_kernel!(function, launch)` builds the [`GemmKernel`] describing a
-/// kernel declared with `kernel!`.
+/// kernel declared with `kernel!`; `gemm_kernel!(function, launch, threads,
+/// blocks)` also asks ptxas to fit `blocks` blocks of `threads` per SM.
 macro_rules! gemm_kernel {
     ($kernel:ident, $launch:expr) => {
+        gemm_kernel!(@ $kernel, $launch, None)
+    };
+    ($kernel:ident, $launch:expr, $threads:expr, $blocks:expr) => {
+        gemm_kernel!(@ $kernel, $launch, Some($crate::LaunchBounds {
+            kernel: stringify!($kernel),
+            max_threads: $threads,
+            min_blocks_per_sm: $blocks,
+        }))
+    };
+    (@ $kernel:ident, $launch:expr, $bounds:expr) => {
         $crate::matmul::GemmKernel {
             name: stringify!($kernel),
             launch: $launch,
+            bounds: $bounds,
             #[cfg(not(target_arch = "nvptx64"))]
             emulate: $kernel,
         }
@@ -47,9 +61,34 @@ pub mod r07_bank_conflicts;
 pub mod r08_autotuned;
 pub mod r09_warptiling;
 pub mod r10_double_buffered;
+pub mod explore;
 
 mod epilogue;
 mod tiles;
+
+/// Every SGEMM kernel in the PTX module: the rungs and rung 8's candidates.
+pub const KERNELS: &[GemmKernel] = &{
+    const RUNGS: [GemmKernel; 10] = [
+        r01_naive::KERNEL,
+        r02_coalesced::KERNEL,
+        r03_shared_tiling::KERNEL,
+        r04_blocktile_1d::KERNEL,
+        r05_blocktile_2d::KERNEL,
+        r06_vectorized::KERNEL,
+        r07_bank_conflicts::PADDED,
+        r07_bank_conflicts::SWIZZLED,
+        r09_warptiling::KERNEL,
+        r10_double_buffered::KERNEL,
+    ];
+    let mut all = [RUNGS[0]; RUNGS.len() + r08_autotuned::CONFIGS.len() + explore::EXPLORE.len()];
+    let mut i = 0;
+    while i < all.len() {
+        let c = r08_autotuned::CONFIGS.len();
+        all[i] = if i < RUNGS.len() { RUNGS[i] } else if i < RUNGS.len() + c { r08_autotuned::CONFIGS[i - RUNGS.len()].kernel } else { explore::EXPLORE[i - RUNGS.len() - c] };
+        i += 1;
+    }
+    all
+};
 
 /// Grid, block and dynamic shared memory of one launch, computed in the
 /// device crate so host and kernel agree on them by construction.

@@ -7,9 +7,16 @@
 //! times from on-chip memory: global traffic drops 32×. Two barriers per tile:
 //! one so no thread reads a tile before it is fully written, one so no thread
 //! overwrites it while others still read.
+//!
+//! The 32 values of A a thread needs per tile are one contiguous row of the
+//! tile, shared by the whole warp (a broadcast), so they are read four at a
+//! time with 128-bit shared loads. nvcc does that by itself for the C++
+//! version, whose `__shared__` array has a known alignment; LLVM cannot prove
+//! the alignment through the dynamic shared-memory window, so here the
+//! 128-bit load is written out.
 
 use super::{LaunchShape, epilogue::store_scalar, float_bytes, tiled_launch, tiles::load_or_zero};
-use crate::gpu;
+use crate::gpu::{self, load_f32x4};
 
 pub const KERNEL: super::GemmKernel = gemm_kernel!(sgemm_shared_tiling, launch);
 pub const TILE: u32 = 32;
@@ -39,11 +46,12 @@ kernel! {
                 *b_tile.add(me) = load_or_zero(b, k, n, k0 + ty, col);
             }
             gpu::sync_threads();
-            for i in 0..TILE {
-                unsafe {
-                    let a_ik = *a_tile.add((ty * TILE + i) as usize);
-                    let b_kj = *b_tile.add((i * TILE + tx) as usize);
-                    acc = gpu::fma(a_ik, b_kj, acc);
+            let a_row = unsafe { a_tile.add((ty * TILE) as usize) };
+            let b_col = unsafe { b_tile.add(tx as usize) };
+            for i in (0..TILE as usize).step_by(4) {
+                let a4 = unsafe { load_f32x4(a_row.add(i)) };
+                for (j, a_ik) in a4.into_iter().enumerate() {
+                    acc = gpu::fma(a_ik, unsafe { *b_col.add((i + j) * TILE as usize) }, acc);
                 }
             }
             gpu::sync_threads();

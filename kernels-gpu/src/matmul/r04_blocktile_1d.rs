@@ -1,14 +1,16 @@
 //! Rung 4: 1D register blocking. Each thread now computes a column of
-//! `TM` = 8 results instead of one.
+//! `THREAD_M` = 8 results instead of one.
 //!
-//! In rung 3 every multiply-add needed two shared-memory loads. Here a
-//! thread loads one value of B into a register and reuses it for 8 rows, so
-//! the inner loop does 8 FMAs per 9 shared loads instead of 1 per 2, and the
-//! block covers a 64×64 tile of C with 512 threads, halving global traffic
-//! per result again.
+//! In rung 3 every multiply-add needed its own value of B from shared
+//! memory. Here a thread keeps its column of the B tile (8 values) in
+//! registers and reuses each value for 8 rows: per tile step it does 64 FMAs
+//! for 8 loads of B and 16 128-bit loads of A rows (as in rung 3, a row of
+//! the A tile is contiguous), where rung 3 needed 64 loads of B alone. The
+//! block covers a 64×64 tile of C with 512 threads, so each float fetched
+//! from global memory also serves twice as many results.
 
 use super::{LaunchShape, epilogue::store_scalar, float_bytes, tiled_launch, tiles::load_or_zero};
-use crate::gpu;
+use crate::gpu::{self, load_f32x4};
 
 pub const KERNEL: super::GemmKernel = gemm_kernel!(sgemm_blocktile_1d, launch);
 pub const TILE_M: u32 = 64;
@@ -47,11 +49,17 @@ kernel! {
                 *b_tile.add(t as usize) = load_or_zero(b, k, n, k0 + b_r, col0 + b_c);
             }
             gpu::sync_threads();
-            for kk in 0..TILE_K {
-                let b_kj = unsafe { *b_tile.add((kk * TILE_N + tile_col) as usize) };
-                for r in 0..THREAD_M {
-                    let a_ik = unsafe { *a_tile.add(((tile_row + r) * TILE_K + kk) as usize) };
-                    acc[r as usize] = gpu::fma(a_ik, b_kj, acc[r as usize]);
+            let mut b_column = [0.0f32; TILE_K as usize];
+            for (kk, b_kj) in b_column.iter_mut().enumerate() {
+                *b_kj = unsafe { *b_tile.add(kk * TILE_N as usize + tile_col as usize) };
+            }
+            for (r, acc_r) in acc.iter_mut().enumerate() {
+                let a_row = unsafe { a_tile.add((tile_row as usize + r) * TILE_K as usize) };
+                for half in 0..TILE_K as usize / 4 {
+                    let a4 = unsafe { load_f32x4(a_row.add(4 * half)) };
+                    for (j, a_ik) in a4.into_iter().enumerate() {
+                        *acc_r = gpu::fma(a_ik, b_column[4 * half + j], *acc_r);
+                    }
                 }
             }
             gpu::sync_threads();

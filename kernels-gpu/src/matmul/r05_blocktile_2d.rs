@@ -1,14 +1,22 @@
 //! Rung 5: 2D register blocking. Each thread computes an 8×8 square of C.
 //!
 //! Per step of k a thread now loads 8 values of A and 8 of B into registers
-//! and does their 64 products: 16 shared loads per 64 FMAs, against 9 per 8
-//! in rung 4. The block grows to a 128×128 tile with 256 threads, so each
-//! float fetched from global memory serves 128 results instead of 64.
+//! and does their 64 products (an outer product): each loaded value serves
+//! 8 FMAs, where in rung 4 a value of A served one. The block grows to a
+//! 128×128 tile with 256 threads, so each float fetched from global memory
+//! serves 128 results instead of 64. The 8 values of B are contiguous and
+//! come in two 128-bit loads; the 8 of A are a column of the tile, 8 scalar
+//! loads (rung 6 fixes that).
+//!
+//! 64 accumulators plus fragments need about 130 registers, one block of
+//! 256 threads per SM; the launch bounds (256 threads, 2 blocks per SM) ask
+//! ptxas for at most 128, so two blocks fit and one can compute while the
+//! other waits at a barrier.
 
 use super::{LaunchShape, epilogue::store_scalar, float_bytes, tiled_launch, tiles::load_or_zero};
-use crate::gpu;
+use crate::gpu::{self, load_f32x4};
 
-pub const KERNEL: super::GemmKernel = gemm_kernel!(sgemm_blocktile_2d, launch);
+pub const KERNEL: super::GemmKernel = gemm_kernel!(sgemm_blocktile_2d, launch, THREADS, 2);
 pub const TILE_M: u32 = 128;
 pub const TILE_N: u32 = 128;
 pub const TILE_K: u32 = 8;
@@ -26,6 +34,28 @@ pub const fn launch(m: u32, n: u32) -> LaunchShape {
 
 kernel! {
     pub fn sgemm_blocktile_2d(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
+        unsafe { body::<true>(m, n, k, alpha, a, b, beta, c) }
+    }
+}
+
+/// Temporary: B read as scalars instead of 128-bit loads.
+pub const SCALAR_B: super::GemmKernel = gemm_kernel!(x5_scalar_b, launch, THREADS, 2);
+pub const UNBOUNDED: super::GemmKernel = gemm_kernel!(x5_unbounded, launch);
+kernel! {
+    pub fn x5_scalar_b(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
+        unsafe { body::<false>(m, n, k, alpha, a, b, beta, c) }
+    }
+}
+kernel! {
+    pub fn x5_unbounded(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
+        unsafe { body::<true>(m, n, k, alpha, a, b, beta, c) }
+    }
+}
+
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn body<const VECTOR_B: bool>(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
+    {
         let a_tile = gpu::dynamic_shared::<f32>(); // TILE_M × TILE_K
         let b_tile = unsafe { a_tile.add((TILE_M * TILE_K) as usize) }; // TILE_K × TILE_N
 
@@ -59,8 +89,15 @@ kernel! {
                 for r in 0..TM {
                     a_frag[r] = unsafe { *a_tile.add(((tile_row + r as u32) * TILE_K + kk) as usize) };
                 }
-                for j in 0..TN {
-                    b_frag[j] = unsafe { *b_tile.add((kk * TILE_N + tile_col + j as u32) as usize) };
+                if VECTOR_B {
+                    for j in (0..TN).step_by(4) {
+                        let b4 = unsafe { load_f32x4(b_tile.add((kk * TILE_N + tile_col) as usize + j)) };
+                        b_frag[j..j + 4].copy_from_slice(&b4);
+                    }
+                } else {
+                    for j in 0..TN {
+                        b_frag[j] = unsafe { *b_tile.add((kk * TILE_N + tile_col + j as u32) as usize) };
+                    }
                 }
                 for r in 0..TM {
                     for j in 0..TN {

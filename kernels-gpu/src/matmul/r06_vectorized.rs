@@ -5,8 +5,8 @@
 //!   load instructions, and each warp request covers whole 32-byte sectors.
 //! - The A tile is stored *transposed* (k-major) in shared memory, so the 8
 //!   values of A a thread needs at one step of k sit side by side and come
-//!   in two 128-bit shared loads, like the 8 values of B. Rung 5 needed 16
-//!   scalar shared loads per step; this needs 4.
+//!   in two 128-bit shared loads, like the 8 values of B. Rung 5 needed 10
+//!   shared loads per step; this needs 4.
 //!
 //! The kernel body is generic over the shared-memory layout and the tile
 //! sizes: rung 7 changes only the layout, rung 8 only the sizes.
@@ -203,8 +203,12 @@ pub const TILE_K: u32 = 8;
 pub const THREAD_M: usize = 8;
 pub const THREAD_N: usize = 8;
 
-pub const KERNEL: super::GemmKernel =
-    gemm_kernel!(sgemm_vectorized, launch_for::<Plain, TILE_M, TILE_N, TILE_K, THREAD_M, THREAD_N>);
+pub const KERNEL: super::GemmKernel = gemm_kernel!(
+    sgemm_vectorized,
+    launch_for::<Plain, TILE_M, TILE_N, TILE_K, THREAD_M, THREAD_N>,
+    threads(TILE_M, TILE_N, THREAD_M, THREAD_N),
+    2
+);
 
 kernel! {
     pub fn sgemm_vectorized(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {

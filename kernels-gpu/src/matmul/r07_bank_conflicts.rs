@@ -18,7 +18,7 @@
 //! in B, every other group of 8 swaps neighbours, so the 16 lanes reading B
 //! cover all bank groups. No memory is wasted and both conflicts are gone.
 
-use super::r06_vectorized::{SharedLayout, THREAD_M, THREAD_N, TILE_K, TILE_M, TILE_N, launch_for, sgemm_vectorized_body};
+use super::r06_vectorized::{SharedLayout, THREAD_M, THREAD_N, TILE_K, TILE_M, TILE_N, launch_for, sgemm_vectorized_body, threads};
 
 /// Rows padded by one 16-byte group.
 pub struct Padded;
@@ -50,10 +50,12 @@ impl SharedLayout for Swizzled {
     }
 }
 
+const THREADS: u32 = threads(TILE_M, TILE_N, THREAD_M, THREAD_N);
+
 pub const PADDED: super::GemmKernel =
-    gemm_kernel!(sgemm_vectorized_padded, launch_for::<Padded, TILE_M, TILE_N, TILE_K, THREAD_M, THREAD_N>);
+    gemm_kernel!(sgemm_vectorized_padded, launch_for::<Padded, TILE_M, TILE_N, TILE_K, THREAD_M, THREAD_N>, THREADS, 2);
 pub const SWIZZLED: super::GemmKernel =
-    gemm_kernel!(sgemm_vectorized_swizzled, launch_for::<Swizzled, TILE_M, TILE_N, TILE_K, THREAD_M, THREAD_N>);
+    gemm_kernel!(sgemm_vectorized_swizzled, launch_for::<Swizzled, TILE_M, TILE_N, TILE_K, THREAD_M, THREAD_N>, THREADS, 2);
 
 kernel! {
     pub fn sgemm_vectorized_padded(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {

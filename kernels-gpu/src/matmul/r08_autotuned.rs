@@ -32,7 +32,7 @@ impl TileConfig {
 }
 
 macro_rules! tile_configs {
-    ($($name:ident: $bm:literal x $bn:literal x $bk:literal, $tm:literal x $tn:literal;)*) => {
+    ($($name:ident: $bm:literal x $bn:literal x $bk:literal, $tm:literal x $tn:literal, $blocks:literal blocks/SM;)*) => {
         $(
             kernel! {
                 pub fn $name(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
@@ -50,23 +50,31 @@ macro_rules! tile_configs {
                 tile_k: $bk,
                 thread_m: $tm,
                 thread_n: $tn,
-                kernel: gemm_kernel!($name, launch_for::<Swizzled, $bm, $bn, $bk, $tm, $tn>),
+                kernel: gemm_kernel!(
+                    $name,
+                    launch_for::<Swizzled, $bm, $bn, $bk, $tm, $tn>,
+                    super::r06_vectorized::threads($bm, $bn, $tm, $tn),
+                    $blocks
+                ),
             }
         ),*];
     };
 }
 
+// The last column is the launch bounds' blocks per SM: how many blocks'
+// worth of registers ptxas must leave room for (128 registers per thread
+// for the 8×8 thread tiles).
 tile_configs! {
-    sgemm_autotuned_128x128x8_8x8: 128 x 128 x 8, 8 x 8;
-    sgemm_autotuned_128x128x16_8x8: 128 x 128 x 16, 8 x 8;
-    sgemm_autotuned_128x128x32_8x8: 128 x 128 x 32, 8 x 8;
-    sgemm_autotuned_128x64x8_8x8: 128 x 64 x 8, 8 x 8;
-    sgemm_autotuned_64x128x8_8x8: 64 x 128 x 8, 8 x 8;
-    sgemm_autotuned_128x64x16_8x4: 128 x 64 x 16, 8 x 4;
-    sgemm_autotuned_64x64x16_4x4: 64 x 64 x 16, 4 x 4;
-    sgemm_autotuned_64x64x8_8x8: 64 x 64 x 8, 8 x 8;
-    sgemm_autotuned_128x256x8_8x8: 128 x 256 x 8, 8 x 8;
-    sgemm_autotuned_256x128x8_8x8: 256 x 128 x 8, 8 x 8;
-    sgemm_autotuned_128x128x16_8x4: 128 x 128 x 16, 8 x 4;
-    sgemm_autotuned_128x256x16_8x16: 128 x 256 x 16, 8 x 16;
+    sgemm_autotuned_128x128x8_8x8: 128 x 128 x 8, 8 x 8, 2 blocks/SM;
+    sgemm_autotuned_128x128x16_8x8: 128 x 128 x 16, 8 x 8, 2 blocks/SM;
+    sgemm_autotuned_128x128x32_8x8: 128 x 128 x 32, 8 x 8, 2 blocks/SM;
+    sgemm_autotuned_128x64x8_8x8: 128 x 64 x 8, 8 x 8, 4 blocks/SM;
+    sgemm_autotuned_64x128x8_8x8: 64 x 128 x 8, 8 x 8, 4 blocks/SM;
+    sgemm_autotuned_64x128x16_8x8: 64 x 128 x 16, 8 x 8, 4 blocks/SM;
+    sgemm_autotuned_128x64x16_8x4: 128 x 64 x 16, 8 x 4, 2 blocks/SM;
+    sgemm_autotuned_64x64x16_4x4: 64 x 64 x 16, 4 x 4, 4 blocks/SM;
+    sgemm_autotuned_64x64x8_8x8: 64 x 64 x 8, 8 x 8, 8 blocks/SM;
+    sgemm_autotuned_128x256x8_8x8: 128 x 256 x 8, 8 x 8, 1 blocks/SM;
+    sgemm_autotuned_256x128x8_8x8: 256 x 128 x 8, 8 x 8, 1 blocks/SM;
+    sgemm_autotuned_128x128x16_8x4: 128 x 128 x 16, 8 x 4, 1 blocks/SM;
 }

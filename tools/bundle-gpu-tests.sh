@@ -1,0 +1,15 @@
+#!/bin/sh
+# Builds the host binary and every test binary (release), and copies the test
+# executables and the PTX into gpu-bundle/ so they can travel to a GPU machine
+# that has no Rust toolchain. Run tools/gpu-check.sh there.
+set -eu
+cd "$(dirname "$0")/.."
+cargo build --release --workspace
+rm -rf gpu-bundle && mkdir -p gpu-bundle
+cargo test --release --workspace --no-run --message-format=json 2>/dev/null \
+    | grep '"executable":"' \
+    | sed 's/.*"executable":"\([^"]*\)".*/\1/' \
+    | while read -r exe; do cp "$exe" gpu-bundle/; done
+cp "$(ls -t target/release/build/ptx-ladder-*/out/kernels.ptx | head -n 1)" gpu-bundle/kernels.ptx
+cp target/release/host gpu-bundle/host
+ls gpu-bundle

@@ -1,0 +1,42 @@
+#!/bin/bash
+# Runs on the GPU machine, from the repository root, after
+# tools/bundle-gpu-tests.sh filled gpu-bundle/. Every step runs even if an
+# earlier one fails; logs and artefacts go to $OUT (or ./gpu-out).
+#   tools/gpu-check.sh [steps...]   steps: info vecadd tests tune matmul sanitize ptxas
+OUT=${OUT:-gpu-out}
+mkdir -p "$OUT"
+B=gpu-bundle
+export PATH=$PATH:/usr/local/cuda/bin
+steps=${*:-info vecadd tests tune sanitize ptxas}
+step() { echo; echo "=== $* ($(date +%T))"; }
+for s in $steps; do case $s in
+info)
+    step "nvidia-smi"; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv
+    step "host info"; $B/host info ;;
+vecadd)
+    step "host vecadd --n 2^28"; $B/host vecadd --n 2^28
+    step "host vecadd --n 1000 --block 96"; $B/host vecadd --n 1000 --block 96 ;;
+tests)
+    for t in $B/gpu_*; do
+        step "$t --include-ignored"; "$t" --include-ignored --test-threads 1 2>&1 | grep -vE "^$|^running"
+    done ;;
+tune)
+    step "host matmul --tune (4096)"
+    $B/host matmul --tune --tune-file "$OUT/autotune.txt" --json "$OUT/matmul.json" --svg "$OUT/matmul.svg" ;;
+matmul)
+    step "host matmul (4096)"
+    $B/host matmul --tune-file "$OUT/autotune.txt" --json "$OUT/matmul.json" --svg "$OUT/matmul.svg" ;;
+sanitize)
+    for tool in memcheck racecheck; do
+        step "compute-sanitizer --tool $tool, every rung at 255x257x129"
+        compute-sanitizer --tool $tool --error-exitcode 9 $B/host matmul --m 255 --n 257 --k 129 --reps 1 --warmup 0 2>&1 | tail -n 25
+        echo "exit code ${PIPESTATUS[0]}"
+    done ;;
+ptxas)
+    step "ptxas -arch=sm_90 -v"
+    ptxas -arch=sm_90 -v $B/kernels.ptx -o "$OUT/kernels.sm_90.cubin" 2>&1 \
+        | grep -E "Compiling entry|registers|spill" | paste - - - | sed -E "s/ptxas info *: //g" > "$OUT/ptxas.txt"
+    cat "$OUT/ptxas.txt" | sed -E "s/Compiling entry function '([a-z0-9_]+)' for 'sm_90'.*bytes stack frame, ([0-9]+) bytes spill stores.*Used ([0-9]+) registers.*/\1 spills=\2 regs=\3/"
+    cuobjdump -sass "$OUT/kernels.sm_90.cubin" > "$OUT/kernels.sm_90.sass" 2>&1; ls -la "$OUT" ;;
+*) echo "unknown step $s" ;;
+esac; done
