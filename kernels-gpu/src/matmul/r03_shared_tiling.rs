@@ -50,8 +50,8 @@ kernel! {
             let b_col = unsafe { b_tile.add(tx as usize) };
             for i in (0..TILE as usize).step_by(4) {
                 let a4 = unsafe { load_f32x4(a_row.add(i)) };
-                for (j, a_ik) in a4.into_iter().enumerate() {
-                    acc = gpu::fma(a_ik, unsafe { *b_col.add((i + j) * TILE as usize) }, acc);
+                for j in 0..4 {
+                    acc = gpu::fma(a4[j], unsafe { *b_col.add((i + j) * TILE as usize) }, acc);
                 }
             }
             gpu::sync_threads();

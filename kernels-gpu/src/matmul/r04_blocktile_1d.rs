@@ -50,15 +50,15 @@ kernel! {
             }
             gpu::sync_threads();
             let mut b_column = [0.0f32; TILE_K as usize];
-            for (kk, b_kj) in b_column.iter_mut().enumerate() {
-                *b_kj = unsafe { *b_tile.add(kk * TILE_N as usize + tile_col as usize) };
+            for kk in 0..TILE_K as usize {
+                b_column[kk] = unsafe { *b_tile.add(kk * TILE_N as usize + tile_col as usize) };
             }
-            for (r, acc_r) in acc.iter_mut().enumerate() {
+            for r in 0..THREAD_M as usize {
                 let a_row = unsafe { a_tile.add((tile_row as usize + r) * TILE_K as usize) };
-                for half in 0..TILE_K as usize / 4 {
-                    let a4 = unsafe { load_f32x4(a_row.add(4 * half)) };
-                    for (j, a_ik) in a4.into_iter().enumerate() {
-                        *acc_r = gpu::fma(a_ik, b_column[4 * half + j], *acc_r);
+                for quad in 0..TILE_K as usize / 4 {
+                    let a4 = unsafe { load_f32x4(a_row.add(4 * quad)) };
+                    for j in 0..4 {
+                        acc[r] = gpu::fma(a4[j], b_column[4 * quad + j], acc[r]);
                     }
                 }
             }

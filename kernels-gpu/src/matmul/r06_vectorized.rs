@@ -83,38 +83,38 @@ pub const fn launch_for<L: SharedLayout, const TILE_M: u32, const TILE_N: u32, c
 /// `a_tile`/`b_tile` must hold the tiles described by `L` and the sizes.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn load_tiles<L: SharedLayout, const TILE_M: u32, const TILE_N: u32, const TILE_K: u32>(
+pub unsafe fn load_tiles<L: SharedLayout>(
     a_tile: *mut f32,
     b_tile: *mut f32,
     (a, b): (*const f32, *const f32),
     (m, n, k): (u32, u32, u32),
     (row0, col0, k0): (u32, u32, u32),
+    (tile_m, tile_n, tile_k): (u32, u32, u32),
     (t, threads): (u32, u32),
 ) {
-    const { assert!(TILE_K % 8 == 0 && TILE_M % 32 == 0 && TILE_N % 32 == 0) };
-    let a_quads = TILE_M * TILE_K / 4;
+    let a_quads = tile_m * tile_k / 4;
     for i in 0..a_quads.div_ceil(threads) {
         let q = t + i * threads;
         if a_quads % threads == 0 || q < a_quads {
             // Two quads (8 values of k) per row of A, then the next row; the
-            // next slab of 8 k values after all TILE_M rows.
-            let row = (q / 2) % TILE_M;
-            let kk = (q % 2) * 4 + (q / (2 * TILE_M)) * 8;
+            // next slab of 8 k values after all tile_m rows.
+            let row = (q / 2) % tile_m;
+            let kk = (q % 2) * 4 + (q / (2 * tile_m)) * 8;
             let values = unsafe { load_row4(a, m, k, row0 + row, k0 + kk) };
             for j in 0..4u32 {
                 let r = kk + j;
-                unsafe { *a_tile.add((r * (TILE_M + L::ROW_PAD) + L::a_col(r, row)) as usize) = values[j as usize] };
+                unsafe { *a_tile.add((r * (tile_m + L::ROW_PAD) + L::a_col(r, row)) as usize) = values[j as usize] };
             }
         }
     }
-    let b_quads = TILE_K * TILE_N / 4;
+    let b_quads = tile_k * tile_n / 4;
     for i in 0..b_quads.div_ceil(threads) {
         let q = t + i * threads;
         if b_quads % threads == 0 || q < b_quads {
-            let r = q / (TILE_N / 4);
-            let col = (q % (TILE_N / 4)) * 4;
+            let r = q / (tile_n / 4);
+            let col = (q % (tile_n / 4)) * 4;
             let values = unsafe { load_row4(b, k, n, k0 + r, col0 + col) };
-            unsafe { store_f32x4(b_tile.add((r * (TILE_N + L::ROW_PAD) + L::b_col(r, col)) as usize), values) };
+            unsafe { store_f32x4(b_tile.add((r * (tile_n + L::ROW_PAD) + L::b_col(r, col)) as usize), values) };
         }
     }
 }
@@ -136,7 +136,7 @@ pub unsafe fn sgemm_vectorized_body<L: SharedLayout, const TILE_M: u32, const TI
     beta: f32,
     c: *mut f32,
 ) {
-    const { assert!(THREAD_M % 4 == 0 && THREAD_N % 4 == 0) };
+    const { assert!(THREAD_M % 4 == 0 && THREAD_N % 4 == 0 && TILE_K % 8 == 0 && TILE_M % 32 == 0 && TILE_N % 32 == 0) };
     let a_stride = TILE_M + L::ROW_PAD;
     let b_stride = TILE_N + L::ROW_PAD;
     let a_tile = gpu::dynamic_shared::<f32>();
@@ -155,12 +155,13 @@ pub unsafe fn sgemm_vectorized_body<L: SharedLayout, const TILE_M: u32, const TI
     let mut k0 = 0;
     while k0 < k {
         unsafe {
-            load_tiles::<L, TILE_M, TILE_N, TILE_K>(
+            load_tiles::<L>(
                 a_tile,
                 b_tile,
                 (a, b),
                 (m, n, k),
                 (row0, col0, k0),
+                (TILE_M, TILE_N, TILE_K),
                 (t, threads(TILE_M, TILE_N, THREAD_M, THREAD_N)),
             )
         };

@@ -75,7 +75,12 @@ const _: () = TILING.check(ITER_M, ITER_N);
 pub const KERNEL: super::GemmKernel = gemm_kernel!(sgemm_warptiling, launch, THREADS, 2);
 
 pub const fn launch(m: u32, n: u32) -> LaunchShape {
-    tiled_launch(m, n, TILING.tile_m, TILING.tile_n, THREADS, float_bytes(TILING.stage_floats()))
+    launch_for(TILING, m, n)
+}
+
+/// Launch shape of [`sgemm_warptiling_body`] for a tiling.
+pub const fn launch_for(tiling: Tiling, m: u32, n: u32) -> LaunchShape {
+    tiled_launch(m, n, tiling.tile_m, tiling.tile_n, tiling.threads(), float_bytes(tiling.stage_floats()))
 }
 
 /// Row and column, inside the block tile, of thread `t`'s first result.
@@ -158,7 +163,30 @@ pub unsafe fn store_accumulators<const ITER_M: usize, const ITER_N: usize>(
 
 kernel! {
     pub fn sgemm_warptiling(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
-        let t = TILING;
+        unsafe { sgemm_warptiling_body::<ITER_M, ITER_N>(TILING, m, n, k, alpha, a, b, beta, c) }
+    }
+}
+
+/// Rung 9's kernel for any tiling.
+///
+/// # Safety
+/// Must be launched with `tiling.threads()` threads and one stage of shared
+/// memory for the tiling.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn sgemm_warptiling_body<const ITER_M: usize, const ITER_N: usize>(
+    tiling: Tiling,
+    m: u32,
+    n: u32,
+    k: u32,
+    alpha: f32,
+    a: *const f32,
+    b: *const f32,
+    beta: f32,
+    c: *mut f32,
+) {
+    {
+        let t = tiling;
         let a_tile = gpu::dynamic_shared::<f32>();
         let b_tile = unsafe { a_tile.add((t.tile_k * (t.tile_m + Layout::ROW_PAD)) as usize) };
         let thread = gpu::thread_idx().x;
@@ -170,7 +198,15 @@ kernel! {
         let mut k0 = 0;
         while k0 < k {
             unsafe {
-                load_tiles::<Layout, { TILING.tile_m }, { TILING.tile_n }, { TILING.tile_k }>(a_tile, b_tile, (a, b), (m, n, k), (row0, col0, k0), (thread, THREADS));
+                load_tiles::<Layout>(
+                    a_tile,
+                    b_tile,
+                    (a, b),
+                    (m, n, k),
+                    (row0, col0, k0),
+                    (t.tile_m, t.tile_n, t.tile_k),
+                    (thread, t.threads()),
+                );
             }
             gpu::sync_threads();
             unsafe { multiply_tile::<Layout, ITER_M, ITER_N>(t, a_tile, b_tile, origin, &mut acc) };
