@@ -80,11 +80,12 @@ pub const KERNELS: &[GemmKernel] = &{
         r09_warptiling::KERNEL,
         r10_double_buffered::KERNEL,
     ];
-    let mut all = [RUNGS[0]; RUNGS.len() + r08_autotuned::CONFIGS.len() + explore::EXPLORE.len()];
+    let mut all = [RUNGS[0]; RUNGS.len() + r08_autotuned::CONFIGS.len() + explore::EXPLORE.len() + explore::VARIANTS.len()];
     let mut i = 0;
     while i < all.len() {
         let c = r08_autotuned::CONFIGS.len();
-        all[i] = if i < RUNGS.len() { RUNGS[i] } else if i < RUNGS.len() + c { r08_autotuned::CONFIGS[i - RUNGS.len()].kernel } else { explore::EXPLORE[i - RUNGS.len() - c] };
+        let e = explore::EXPLORE.len();
+        all[i] = if i < RUNGS.len() { RUNGS[i] } else if i < RUNGS.len() + c { r08_autotuned::CONFIGS[i - RUNGS.len()].kernel } else if i < RUNGS.len() + c + e { explore::EXPLORE[i - RUNGS.len() - c] } else { explore::VARIANTS[i - RUNGS.len() - c - e] };
         i += 1;
     }
     all

@@ -34,7 +34,7 @@ pub const fn launch(m: u32, n: u32) -> LaunchShape {
 
 kernel! {
     pub fn sgemm_blocktile_2d(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
-        unsafe { body::<true>(m, n, k, alpha, a, b, beta, c) }
+        unsafe { body::<true, false>(m, n, k, alpha, a, b, beta, c) }
     }
 }
 
@@ -43,18 +43,30 @@ pub const SCALAR_B: super::GemmKernel = gemm_kernel!(x5_scalar_b, launch, THREAD
 pub const UNBOUNDED: super::GemmKernel = gemm_kernel!(x5_unbounded, launch);
 kernel! {
     pub fn x5_scalar_b(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
-        unsafe { body::<false>(m, n, k, alpha, a, b, beta, c) }
+        unsafe { body::<false, false>(m, n, k, alpha, a, b, beta, c) }
     }
 }
 kernel! {
     pub fn x5_unbounded(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
-        unsafe { body::<true>(m, n, k, alpha, a, b, beta, c) }
+        unsafe { body::<true, false>(m, n, k, alpha, a, b, beta, c) }
+    }
+}
+pub const FAST_SCALAR_B: super::GemmKernel = gemm_kernel!(x5_fast, launch, THREADS, 2);
+pub const FAST_VECTOR_B: super::GemmKernel = gemm_kernel!(x5_fast_vb, launch, THREADS, 2);
+kernel! {
+    pub fn x5_fast(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
+        unsafe { body::<false, true>(m, n, k, alpha, a, b, beta, c) }
+    }
+}
+kernel! {
+    pub fn x5_fast_vb(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
+        unsafe { body::<true, true>(m, n, k, alpha, a, b, beta, c) }
     }
 }
 
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn body<const VECTOR_B: bool>(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
+unsafe fn body<const VECTOR_B: bool, const FAST: bool>(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
     {
         let a_tile = gpu::dynamic_shared::<f32>(); // TILE_M × TILE_K
         let b_tile = unsafe { a_tile.add((TILE_M * TILE_K) as usize) }; // TILE_K × TILE_N
@@ -72,17 +84,28 @@ unsafe fn body<const VECTOR_B: bool>(m: u32, n: u32, k: u32, alpha: f32, a: *con
         while k0 < k {
             // The tiles have more elements than the block has threads: each
             // thread loads every THREADS-th one.
-            let mut i = t;
-            while i < TILE_M * TILE_K {
+            let interior = FAST && row0 + TILE_M <= m && col0 + TILE_N <= n && k0 + TILE_K <= k;
+            for j in 0..TILE_M * TILE_K / THREADS {
+                let i = t + j * THREADS;
                 let (r, cc) = (i / TILE_K, i % TILE_K);
-                unsafe { *a_tile.add(i as usize) = load_or_zero(a, m, k, row0 + r, k0 + cc) };
-                i += THREADS;
+                unsafe {
+                    *a_tile.add(i as usize) = if interior {
+                        *a.add((row0 + r) as usize * k as usize + (k0 + cc) as usize)
+                    } else {
+                        load_or_zero(a, m, k, row0 + r, k0 + cc)
+                    }
+                };
             }
-            let mut i = t;
-            while i < TILE_K * TILE_N {
+            for j in 0..TILE_K * TILE_N / THREADS {
+                let i = t + j * THREADS;
                 let (r, cc) = (i / TILE_N, i % TILE_N);
-                unsafe { *b_tile.add(i as usize) = load_or_zero(b, k, n, k0 + r, col0 + cc) };
-                i += THREADS;
+                unsafe {
+                    *b_tile.add(i as usize) = if interior {
+                        *b.add((k0 + r) as usize * n as usize + (col0 + cc) as usize)
+                    } else {
+                        load_or_zero(b, k, n, k0 + r, col0 + cc)
+                    }
+                };
             }
             gpu::sync_threads();
             for kk in 0..TILE_K {
