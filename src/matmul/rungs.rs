@@ -25,7 +25,7 @@ pub fn ladder(autotuned: GemmKernel) -> Vec<Rung> {
         Rung { id: "7b", title: "bank conflicts: swizzled", kernel: k::r07_bank_conflicts::SWIZZLED },
         Rung { id: "8", title: "autotuned", kernel: autotuned },
         Rung { id: "9", title: "warptiling", kernel: k::r09_warptiling::KERNEL },
-        Rung { id: "10", title: "async copies, 3 stages", kernel: k::r10_double_buffered::KERNEL },
+        Rung { id: "10", title: "async copies, 4 stages", kernel: k::r10_double_buffered::KERNEL },
     ]
 }
 

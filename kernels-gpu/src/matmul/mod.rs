@@ -61,7 +61,6 @@ pub mod r07_bank_conflicts;
 pub mod r08_autotuned;
 pub mod r09_warptiling;
 pub mod r10_double_buffered;
-pub mod explore;
 
 mod epilogue;
 mod tiles;
@@ -80,12 +79,10 @@ pub const KERNELS: &[GemmKernel] = &{
         r09_warptiling::KERNEL,
         r10_double_buffered::KERNEL,
     ];
-    let mut all = [RUNGS[0]; RUNGS.len() + r08_autotuned::CONFIGS.len() + explore::EXPLORE.len() + explore::VARIANTS.len()];
+    let mut all = [RUNGS[0]; RUNGS.len() + r08_autotuned::CONFIGS.len()];
     let mut i = 0;
     while i < all.len() {
-        let c = r08_autotuned::CONFIGS.len();
-        let e = explore::EXPLORE.len();
-        all[i] = if i < RUNGS.len() { RUNGS[i] } else if i < RUNGS.len() + c { r08_autotuned::CONFIGS[i - RUNGS.len()].kernel } else if i < RUNGS.len() + c + e { explore::EXPLORE[i - RUNGS.len() - c] } else { explore::VARIANTS[i - RUNGS.len() - c - e] };
+        all[i] = if i < RUNGS.len() { RUNGS[i] } else { r08_autotuned::CONFIGS[i - RUNGS.len()].kernel };
         i += 1;
     }
     all

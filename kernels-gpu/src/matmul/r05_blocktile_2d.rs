@@ -2,19 +2,17 @@
 //!
 //! Per step of k a thread now loads 8 values of A and 8 of B into registers
 //! and does their 64 products (an outer product): each loaded value serves
-//! 8 FMAs, where in rung 4 a value of A served one. The block grows to a
-//! 128×128 tile with 256 threads, so each float fetched from global memory
-//! serves 128 results instead of 64. The 8 values of B are contiguous and
-//! come in two 128-bit loads; the 8 of A are a column of the tile, 8 scalar
-//! loads (rung 6 fixes that).
+//! 8 FMAs, where in rung 4 a value of B served 8 and a value of A one. The
+//! block grows to a 128×128 tile with 256 threads, so each float fetched
+//! from global memory serves 128 results instead of 64.
 //!
-//! 64 accumulators plus fragments need about 130 registers, one block of
-//! 256 threads per SM; the launch bounds (256 threads, 2 blocks per SM) ask
-//! ptxas for at most 128, so two blocks fit and one can compute while the
-//! other waits at a barrier.
+//! 64 accumulators plus fragments need about 140 registers, which leaves
+//! room for one block of 256 threads per SM; the launch bounds (256 threads,
+//! 2 blocks per SM) ask ptxas for at most 128, so two blocks fit and one can
+//! compute while the other waits at a barrier.
 
 use super::{LaunchShape, epilogue::store_scalar, float_bytes, tiled_launch, tiles::load_or_zero};
-use crate::gpu::{self, load_f32x4};
+use crate::gpu;
 
 pub const KERNEL: super::GemmKernel = gemm_kernel!(sgemm_blocktile_2d, launch, THREADS, 2);
 pub const TILE_M: u32 = 128;
@@ -34,40 +32,6 @@ pub const fn launch(m: u32, n: u32) -> LaunchShape {
 
 kernel! {
     pub fn sgemm_blocktile_2d(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
-        unsafe { body::<true, false>(m, n, k, alpha, a, b, beta, c) }
-    }
-}
-
-/// Temporary: B read as scalars instead of 128-bit loads.
-pub const SCALAR_B: super::GemmKernel = gemm_kernel!(x5_scalar_b, launch, THREADS, 2);
-pub const UNBOUNDED: super::GemmKernel = gemm_kernel!(x5_unbounded, launch);
-kernel! {
-    pub fn x5_scalar_b(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
-        unsafe { body::<false, false>(m, n, k, alpha, a, b, beta, c) }
-    }
-}
-kernel! {
-    pub fn x5_unbounded(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
-        unsafe { body::<true, false>(m, n, k, alpha, a, b, beta, c) }
-    }
-}
-pub const FAST_SCALAR_B: super::GemmKernel = gemm_kernel!(x5_fast, launch, THREADS, 2);
-pub const FAST_VECTOR_B: super::GemmKernel = gemm_kernel!(x5_fast_vb, launch, THREADS, 2);
-kernel! {
-    pub fn x5_fast(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
-        unsafe { body::<false, true>(m, n, k, alpha, a, b, beta, c) }
-    }
-}
-kernel! {
-    pub fn x5_fast_vb(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
-        unsafe { body::<true, true>(m, n, k, alpha, a, b, beta, c) }
-    }
-}
-
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn body<const VECTOR_B: bool, const FAST: bool>(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
-    {
         let a_tile = gpu::dynamic_shared::<f32>(); // TILE_M × TILE_K
         let b_tile = unsafe { a_tile.add((TILE_M * TILE_K) as usize) }; // TILE_K × TILE_N
 
@@ -83,44 +47,25 @@ unsafe fn body<const VECTOR_B: bool, const FAST: bool>(m: u32, n: u32, k: u32, a
         let mut k0 = 0;
         while k0 < k {
             // The tiles have more elements than the block has threads: each
-            // thread loads every THREADS-th one.
-            let interior = FAST && row0 + TILE_M <= m && col0 + TILE_N <= n && k0 + TILE_K <= k;
+            // thread loads every THREADS-th one (a fixed count, so the loop
+            // unrolls and its addresses stay in registers).
             for j in 0..TILE_M * TILE_K / THREADS {
                 let i = t + j * THREADS;
                 let (r, cc) = (i / TILE_K, i % TILE_K);
-                unsafe {
-                    *a_tile.add(i as usize) = if interior {
-                        *a.add((row0 + r) as usize * k as usize + (k0 + cc) as usize)
-                    } else {
-                        load_or_zero(a, m, k, row0 + r, k0 + cc)
-                    }
-                };
+                unsafe { *a_tile.add(i as usize) = load_or_zero(a, m, k, row0 + r, k0 + cc) };
             }
             for j in 0..TILE_K * TILE_N / THREADS {
                 let i = t + j * THREADS;
                 let (r, cc) = (i / TILE_N, i % TILE_N);
-                unsafe {
-                    *b_tile.add(i as usize) = if interior {
-                        *b.add((k0 + r) as usize * n as usize + (col0 + cc) as usize)
-                    } else {
-                        load_or_zero(b, k, n, k0 + r, col0 + cc)
-                    }
-                };
+                unsafe { *b_tile.add(i as usize) = load_or_zero(b, k, n, k0 + r, col0 + cc) };
             }
             gpu::sync_threads();
             for kk in 0..TILE_K {
                 for r in 0..TM {
                     a_frag[r] = unsafe { *a_tile.add(((tile_row + r as u32) * TILE_K + kk) as usize) };
                 }
-                if VECTOR_B {
-                    for j in (0..TN).step_by(4) {
-                        let b4 = unsafe { load_f32x4(b_tile.add((kk * TILE_N + tile_col) as usize + j)) };
-                        b_frag[j..j + 4].copy_from_slice(&b4);
-                    }
-                } else {
-                    for j in 0..TN {
-                        b_frag[j] = unsafe { *b_tile.add((kk * TILE_N + tile_col + j as u32) as usize) };
-                    }
+                for j in 0..TN {
+                    b_frag[j] = unsafe { *b_tile.add((kk * TILE_N + tile_col + j as u32) as usize) };
                 }
                 for r in 0..TM {
                     for j in 0..TN {

@@ -5,8 +5,8 @@
 //!   load instructions, and each warp request covers whole 32-byte sectors.
 //! - The A tile is stored *transposed* (k-major) in shared memory, so the 8
 //!   values of A a thread needs at one step of k sit side by side and come
-//!   in two 128-bit shared loads, like the 8 values of B. Rung 5 needed 10
-//!   shared loads per step; this needs 4.
+//!   in two 128-bit shared loads, like the 8 values of B. Rung 5 needed 16
+//!   scalar shared loads per step; this needs 4.
 //!
 //! The kernel body is generic over the shared-memory layout and the tile
 //! sizes: rung 7 changes only the layout, rung 8 only the sizes.
