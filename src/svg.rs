@@ -285,6 +285,33 @@ impl BarScale {
     }
 }
 
+/// Several finished pictures one above the other in one document (each
+/// nested as its own `<svg>`), so a lab can write all its pictures to one
+/// file.
+pub fn stack(pictures: &[String]) -> String {
+    let size = |doc: &str, attribute: &str| -> f64 {
+        let key = format!("{attribute}=\"");
+        doc.find(&key)
+            .and_then(|i| doc[i + key.len()..].split('"').next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0.0)
+    };
+    let width = pictures.iter().map(|p| size(p, "width")).fold(0.0, f64::max);
+    let height: f64 = pictures.iter().map(|p| size(p, "height")).sum();
+    let mut body = String::new();
+    let mut y = 0.0;
+    for picture in pictures {
+        let inner = picture.trim_end().replacen("<svg ", &format!("<svg x=\"0\" y=\"{}\" ", num(y)), 1);
+        body.push_str(&inner);
+        body.push('\n');
+        y += size(picture, "height");
+    }
+    let (w, h) = (num(width), num(height));
+    format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\">\n{body}</svg>\n"
+    )
+}
+
 /// Horizontal bar chart: one labelled bar per entry, an optional vertical
 /// reference line (for example "cuBLAS" or "peak bandwidth") and a value
 /// axis with ticks. Values are drawn from zero; negative values draw as
@@ -411,6 +438,16 @@ pub(crate) mod tests {
     /// Check that `doc` is one balanced `<svg>` element, that every tag is
     /// closed in order, and that no raw `<` or bare `&` appears in text.
     /// Shared with the other modules' tests.
+    #[test]
+    fn stacking_puts_pictures_one_below_the_other() {
+        let a = Svg::new(100.0, 40.0).finish();
+        let b = Svg::new(60.0, 25.0).finish();
+        let both = stack(&[a, b]);
+        assert_well_formed(&both);
+        assert!(both.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"100\" height=\"65\""), "{both}");
+        assert!(both.contains("<svg x=\"0\" y=\"40\" xmlns="), "{both}");
+    }
+
     pub(crate) fn assert_well_formed(doc: &str) {
         let mut stack: Vec<String> = Vec::new();
         let mut rest = doc;

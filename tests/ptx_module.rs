@@ -24,6 +24,7 @@ fn entries() -> Vec<&'static str> {
 fn the_module_holds_exactly_the_kernels_the_host_knows() {
     let mut known: Vec<&str> = KERNELS.iter().map(|k| k.name).collect();
     known.extend([kernels_gpu::vecadd::VEC_ADD, kernels_gpu::vecadd::VEC_ADD_X4]);
+    known.extend(kernels_gpu::labs::KERNEL_NAMES);
     for rung in ladder(CONFIGS[0].kernel) {
         assert!(known.contains(&rung.kernel.name), "rung {} is missing from KERNELS", rung.id);
     }
@@ -44,6 +45,19 @@ fn launch_bounds_reach_the_ptx() {
     }
     assert!(count >= 5, "only {count} kernels declare launch bounds");
     assert!(!entry("sgemm_naive").contains(".maxntid"));
+}
+
+#[test]
+fn lab_kernels_use_what_they_demonstrate() {
+    assert!(entry("reduce_warp_shuffle").contains("shfl.sync.bfly"), "shuffles");
+    assert!(entry("reduce_atomic").contains("red.add.f32") || entry("reduce_atomic").contains("red.global.add.f32"));
+    assert!(entry("reduce_shared_tree").contains("bar.sync"));
+    assert!(entry("warp_lanes").contains("%laneid"));
+    assert!(entry("occupancy_copy").contains("ld.global.v4"));
+    // Both sides of the branch survive as separate loops: the lane-split
+    // kernel must really run two paths.
+    let branch = entry("branch_even_odd_lane");
+    assert!(branch.matches("fma.rn.f32").count() >= 2 && branch.contains("mul.rn.f32"), "{branch}");
 }
 
 #[test]

@@ -49,5 +49,12 @@ profile)
             $B/host matmul --size 2048 --rungs "$k" --reps 1 --warmup 0 > "$OUT/ncu-$k.txt" 2>&1
         grep -E "Duration|Compute \(SM\) Throughput|Memory Throughput|Issue Slots Busy|No Eligible|Warp Cycles Per Issued|Achieved Occupancy|l1tex__|smsp__inst|Stall|stalled|est\. speedup" "$OUT/ncu-$k.txt" | cut -c1-220 | head -40
     done ;;
+labs)
+    step "host warps --block 30,2"; $B/host warps --block 30,2 --svg "$OUT/warps.svg"
+    step "host coalesce"; $B/host coalesce --svg "$OUT/coalesce.svg"
+    step "host banks"; $B/host banks --svg "$OUT/banks.svg"
+    step "host divergence"; $B/host divergence --svg "$OUT/divergence.svg"
+    step "host reduce"; $B/host reduce --svg "$OUT/reduce.svg"
+    step "host occupancy --live"; $B/host occupancy --live --svg "$OUT/occupancy.svg" ;;
 *) echo "unknown step $s" ;;
 esac; done

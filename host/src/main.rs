@@ -22,6 +22,18 @@ commands:
           [--json PATH] [--svg PATH] [--tune] [--tune-file PATH]
                                  the SGEMM ladder, every rung checked and timed against cuBLAS
                                  (default 4096x4096x4096, all rungs; LIST like 1,3-5,7b,10)
+
+concept labs (model beside measurement; --svg PATH writes the picture):
+  warps     [--block X,Y,Z]      which threads form each warp, checked on the GPU when there is one
+  coalesce  [--strides LIST] [--mib M] [--matmul-size N]
+                                 a warp reading floats at growing strides: 32-byte sectors per request
+  banks     [--rounds R]         a 32x32 shared tile read by rows, columns, padded, swizzled, stride 2, broadcast
+  divergence [--work W]          branches on i % 2, (i / 32) % 2 and the block index
+  reduce    [--n N]              sum of n floats: global tree, shared tree, warp shuffles, atomics
+  occupancy [--arch A] [--threads T] [--registers R] [--shared B] [--live] [--floats F]
+                                 the occupancy calculator; --live checks it against the driver and
+                                 measures a copy's bandwidth as occupancy drops
+  tour                           all labs in teaching order, with short explanations
   help                           this text
 
 numbers may be written 4096, 268_435_456, 1e8 or 2^28.";
@@ -54,6 +66,13 @@ fn main() -> ExitCode {
         "info" => commands::info::run(flags),
         "vecadd" => commands::vecadd::run(flags),
         "matmul" => commands::matmul::run(flags),
+        "coalesce" => commands::labs::coalesce_command(flags),
+        "banks" => commands::labs::banks_command(flags),
+        "divergence" => commands::labs::divergence_command(flags),
+        "reduce" => commands::labs::reduce_command(flags),
+        "occupancy" => commands::labs::occupancy_command(flags),
+        "warps" => commands::labs::warps_command(flags),
+        "tour" => commands::labs::tour_command(flags),
         "help" | "--help" | "-h" => {
             println!("{USAGE}");
             Ok(())

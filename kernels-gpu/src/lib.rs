@@ -46,6 +46,7 @@ macro_rules! kernel {
 }
 
 pub mod gpu;
+pub mod labs;
 pub mod matmul;
 pub mod vecadd;
 

@@ -152,10 +152,12 @@ impl Gpu {
     }
 }
 
-fn pointer(buffer: &DeviceBuffer<f32>) -> DevicePointer<f32> {
+/// The device address of a buffer, as a kernel argument value.
+pub fn pointer<T: DeviceCopy>(buffer: &DeviceBuffer<T>) -> DevicePointer<T> {
     buffer.as_device_ptr()
 }
 
-fn arg<T: DeviceCopy>(value: &mut T) -> *mut c_void {
+/// A pointer to one argument value, for [`Gpu::launch`]'s argument list.
+pub fn arg<T: DeviceCopy>(value: &mut T) -> *mut c_void {
     value as *mut T as *mut c_void
 }

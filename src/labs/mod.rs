@@ -1,4 +1,11 @@
-//! The concept labs: each pairs a model (pure Rust, in [`models`]) with a
-//! measurement on the GPU.
+//! The concept labs. Each pairs a model (pure Rust, in [`models`], usable
+//! and tested without a GPU) with a measurement on the GPU that the model
+//! predicts.
 
+pub mod banks;
+pub mod coalesce;
+pub mod divergence;
 pub mod models;
+pub mod occupancy;
+pub mod reduce;
+pub mod warps;

@@ -1,5 +1,6 @@
 //! One module per `host` command.
 
 pub mod info;
+pub mod labs;
 pub mod matmul;
 pub mod vecadd;

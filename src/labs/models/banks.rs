@@ -65,7 +65,8 @@ pub enum Pattern {
     PaddedColumn,
     /// Lane i reads `tile[i][c ^ i]` of a `[32][32]` tile: XOR-swizzled.
     SwizzledColumn,
-    /// Lane i reads word `2 * i`, e.g. one field of an array of pairs.
+    /// Lane i reads word `2 * i` (plus `64 * k` to move the pattern around
+    /// the tile), e.g. one field of an array of pairs.
     Stride2,
     /// Every lane reads the same word.
     Broadcast,
@@ -81,20 +82,23 @@ impl Pattern {
         Pattern::Broadcast,
     ];
 
-    /// The word each lane reads, with r and c both [`TILE_INDEX`].
+    /// The word each lane reads, with r and c both [`TILE_INDEX`]. The
+    /// formulas are the GPU kernels' own (`kernels_gpu::labs::banks::word`).
     pub fn addresses(self) -> [u32; 32] {
-        let k = TILE_INDEX;
-        std::array::from_fn(|lane| {
-            let i = lane as u32;
-            match self {
-                Pattern::Row => k * 32 + i,
-                Pattern::Column => i * 32 + k,
-                Pattern::PaddedColumn => i * 33 + k,
-                Pattern::SwizzledColumn => i * 32 + (k ^ i),
-                Pattern::Stride2 => 2 * i,
-                Pattern::Broadcast => k,
-            }
-        })
+        std::array::from_fn(|lane| kernels_gpu::labs::banks::word(self.id(), lane as u32, TILE_INDEX))
+    }
+
+    /// The pattern's number in `kernels_gpu::labs::banks`.
+    pub fn id(self) -> u32 {
+        use kernels_gpu::labs::banks as k;
+        match self {
+            Pattern::Row => k::ROW,
+            Pattern::Column => k::COLUMN,
+            Pattern::PaddedColumn => k::PADDED_COLUMN,
+            Pattern::SwizzledColumn => k::SWIZZLED_COLUMN,
+            Pattern::Stride2 => k::STRIDE_2,
+            Pattern::Broadcast => k::BROADCAST,
+        }
     }
 
     pub fn name(self) -> &'static str {
@@ -305,7 +309,7 @@ mod tests {
         assert!(text.contains("bank  3: lane 3 -> word 163"));
         assert!(text.contains("conflict-free"));
         let text = render(&Pattern::Stride2.addresses());
-        assert!(text.contains("bank  0: lanes 0, 16 -> 2 words (0, 32): 2-way conflict"), "{text}");
+        assert!(text.contains("bank  0: lanes 0, 16 -> 2 words (320, 352): 2-way conflict"), "{text}");
     }
 
     #[test]

@@ -1,0 +1,92 @@
+//! Shared-memory banks: one warp reading a 32×32 float tile in six ways.
+//! The address formulas live here so the GPU kernels and the host's model
+//! (`ptx_ladder::labs::models::banks`) use the very same ones.
+
+use crate::gpu;
+
+/// Access patterns, as kernel parameters.
+pub const ROW: u32 = 0;
+pub const COLUMN: u32 = 1;
+pub const PADDED_COLUMN: u32 = 2;
+pub const SWIZZLED_COLUMN: u32 = 3;
+pub const STRIDE_2: u32 = 4;
+pub const BROADCAST: u32 = 5;
+pub const PATTERNS: [u32; 6] = [ROW, COLUMN, PADDED_COLUMN, SWIZZLED_COLUMN, STRIDE_2, BROADCAST];
+
+/// Floats of shared memory the tile needs (32 rows of up to 33).
+pub const TILE_FLOATS: u32 = 32 * 33;
+/// Loads each lane makes per round (independent, so they overlap).
+pub const LOADS_PER_ROUND: u32 = 4;
+pub const THREADS: u32 = 256;
+
+/// The word `lane` reads under `pattern` when the pattern is aimed at
+/// row/column `k` (0..32).
+#[inline(always)]
+pub const fn word(pattern: u32, lane: u32, k: u32) -> u32 {
+    match pattern {
+        ROW => k * 32 + lane,
+        COLUMN => lane * 32 + k,
+        PADDED_COLUMN => lane * 33 + k,
+        SWIZZLED_COLUMN => lane * 32 + (k ^ lane),
+        STRIDE_2 => (2 * lane + 64 * k) % 1024,
+        _ => k,
+    }
+}
+
+/// Kernel name for a pattern.
+pub const fn kernel_name(pattern: u32) -> &'static str {
+    match pattern {
+        ROW => "banks_row",
+        COLUMN => "banks_column",
+        PADDED_COLUMN => "banks_padded_column",
+        SWIZZLED_COLUMN => "banks_swizzled_column",
+        STRIDE_2 => "banks_stride_2",
+        _ => "banks_broadcast",
+    }
+}
+
+/// Fills the tile, then every warp makes `rounds` × 4 loads with the
+/// pattern, aimed at a different row/column each time.
+///
+/// # Safety
+/// Launch with `THREADS` threads and `TILE_FLOATS` floats of shared memory;
+/// `out` holds one float per thread.
+#[inline(always)]
+unsafe fn body<const PATTERN: u32>(out: *mut f32, rounds: u32) {
+    let tile = gpu::dynamic_shared::<f32>();
+    let t = gpu::thread_idx().x;
+    let mut i = t;
+    while i < TILE_FLOATS {
+        unsafe { *tile.add(i as usize) = i as f32 };
+        i += THREADS;
+    }
+    gpu::sync_threads();
+    let lane = gpu::lane_id();
+    let mut acc = [0.0f32; LOADS_PER_ROUND as usize];
+    for round in 0..rounds {
+        for (u, a) in acc.iter_mut().enumerate() {
+            let k = (round * LOADS_PER_ROUND + u as u32) % 32;
+            *a += unsafe { *tile.add(word(PATTERN, lane, k) as usize) };
+        }
+    }
+    unsafe { *out.add(gpu::global_x() as usize) = acc[0] + acc[1] + acc[2] + acc[3] };
+}
+
+macro_rules! bank_kernels {
+    ($($name:ident = $pattern:expr;)*) => {$(
+        kernel! {
+            pub fn $name(out: *mut f32, rounds: u32) {
+                unsafe { body::<{ $pattern }>(out, rounds) }
+            }
+        }
+    )*};
+}
+
+bank_kernels! {
+    banks_row = ROW;
+    banks_column = COLUMN;
+    banks_padded_column = PADDED_COLUMN;
+    banks_swizzled_column = SWIZZLED_COLUMN;
+    banks_stride_2 = STRIDE_2;
+    banks_broadcast = BROADCAST;
+}

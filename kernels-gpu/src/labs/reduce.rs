@@ -1,0 +1,109 @@
+//! Reduction: the sum of n floats, four ways. Every kernel handles any n
+//! (grid-stride loops and masked loads, never an early return), and every
+//! barrier sits outside divergent code: a barrier must be reached by all
+//! threads of the block, or the block waits forever.
+
+use crate::gpu;
+
+/// Threads per block for the block-level kernels.
+pub const THREADS: u32 = 256;
+
+pub const GLOBAL_PASS: &str = "reduce_global_pass";
+pub const SHARED_TREE: &str = "reduce_shared_tree";
+pub const WARP_SHUFFLE: &str = "reduce_warp_shuffle";
+pub const ATOMIC: &str = "reduce_atomic";
+
+kernel! {
+    /// One level of a tree in global memory: halves `count` values,
+    /// `dst[i] = src[i] + src[i + half]` with `half = ceil(count / 2)` (the
+    /// odd one out is copied). May run in place (`dst == src`): thread i
+    /// only reads indices i and i + half, and only writes i.
+    pub fn reduce_global_pass(src: *const f32, dst: *mut f32, count: u32) {
+        let half = count.div_ceil(2);
+        let i = gpu::global_x();
+        if i < half {
+            let pair = if i + half < count { unsafe { *src.add((i + half) as usize) } } else { 0.0 };
+            unsafe { *dst.add(i as usize) = *src.add(i as usize) + pair };
+        }
+    }
+}
+
+/// This thread's grid-stride share of `src[0..n]`.
+#[inline(always)]
+fn thread_sum(src: *const f32, n: u32) -> f32 {
+    let mut sum = 0.0f32;
+    let mut i = gpu::global_x();
+    let stride = gpu::grid_threads_x();
+    while i < n {
+        sum += unsafe { *src.add(i as usize) };
+        i += stride;
+    }
+    sum
+}
+
+kernel! {
+    /// Grid-stride sums, then a tree in shared memory: at each level the
+    /// lower half of the active threads adds the upper half. Writes one
+    /// partial sum per block to `dst[blockIdx.x]`.
+    pub fn reduce_shared_tree(src: *const f32, dst: *mut f32, n: u32) {
+        let partial = gpu::dynamic_shared::<f32>();
+        let t = gpu::thread_idx().x;
+        unsafe { *partial.add(t as usize) = thread_sum(src, n) };
+        gpu::sync_threads();
+        let mut active = THREADS / 2;
+        while active > 0 {
+            if t < active {
+                unsafe { *partial.add(t as usize) += *partial.add((t + active) as usize) };
+            }
+            // Outside the `if`: every thread of the block reaches it.
+            gpu::sync_threads();
+            active /= 2;
+        }
+        if t == 0 {
+            unsafe { *dst.add(gpu::block_idx().x as usize) = *partial };
+        }
+    }
+}
+
+/// Sum over the block: warp shuffles, then one warp sums the warps'
+/// results. Every thread gets the block's sum's contribution; only thread 0
+/// holds the total.
+#[inline(always)]
+fn block_sum(value: f32) -> f32 {
+    let warp_totals = gpu::dynamic_shared::<f32>();
+    let (warp, lane) = (gpu::warp_id(), gpu::lane_id());
+    let warp_total = gpu::warp_sum(value);
+    if lane == 0 {
+        unsafe { *warp_totals.add(warp as usize) = warp_total };
+    }
+    gpu::sync_threads();
+    let warps = THREADS / gpu::WARP_SIZE;
+    // Every warp runs the final shuffle (so no lane skips it); only warp 0's
+    // result is used.
+    let mine = if lane < warps { unsafe { *warp_totals.add(lane as usize) } } else { 0.0 };
+    gpu::warp_sum(mine)
+}
+
+kernel! {
+    /// Grid-stride sums, reduced inside each warp with shuffles (no shared
+    /// memory, no barrier), then across the block's 8 warps. Writes one
+    /// partial sum per block to `dst[blockIdx.x]`.
+    pub fn reduce_warp_shuffle(src: *const f32, dst: *mut f32, n: u32) {
+        let total = block_sum(thread_sum(src, n));
+        if gpu::thread_idx().x == 0 {
+            unsafe { *dst.add(gpu::block_idx().x as usize) = total };
+        }
+    }
+}
+
+kernel! {
+    /// As `reduce_warp_shuffle`, but each block adds its sum straight into
+    /// `*dst` with one atomic add: one launch, no second pass. `*dst` must
+    /// start at zero.
+    pub fn reduce_atomic(src: *const f32, dst: *mut f32, n: u32) {
+        let total = block_sum(thread_sum(src, n));
+        if gpu::thread_idx().x == 0 {
+            unsafe { gpu::atomic_add_f32(dst, total) };
+        }
+    }
+}
