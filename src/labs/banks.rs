@@ -5,7 +5,7 @@ use super::models::banks::{Pattern, conflict_degree};
 use crate::device::{Gpu, Timing, arg, pointer};
 use crate::error::{Error, Result};
 use kernels_gpu::gpu::Dim3;
-use kernels_gpu::labs::banks::{LOADS_PER_ROUND, THREADS, TILE_FLOATS, kernel_name, word};
+use kernels_gpu::labs::banks::{LOADS_PER_ROUND, THREADS, TILE_FLOATS, kernel_name, target, word};
 use kernels_gpu::matmul::LaunchShape;
 
 pub struct PatternRow {
@@ -56,7 +56,7 @@ pub fn expected_sum(pattern: u32, lane: u32, rounds: u32) -> f32 {
     let mut acc = [0.0f32; LOADS_PER_ROUND as usize];
     for round in 0..rounds {
         for (u, a) in acc.iter_mut().enumerate() {
-            *a += word(pattern, lane, (round * LOADS_PER_ROUND + u as u32) % 32) as f32;
+            *a += word(pattern, lane, target(round, u as u32)) as f32;
         }
     }
     acc[0] + acc[1] + acc[2] + acc[3]

@@ -33,6 +33,15 @@ pub const fn word(pattern: u32, lane: u32, k: u32) -> u32 {
     }
 }
 
+/// The row/column load `u` of round `round` aims at. The four loads of a
+/// round are 8 apart, so no lane's four words are neighbours: otherwise the
+/// compiler merges them into one 128-bit load and the experiment measures
+/// something else.
+#[inline(always)]
+pub const fn target(round: u32, u: u32) -> u32 {
+    (round + 8 * u) % 32
+}
+
 /// Kernel name for a pattern.
 pub const fn kernel_name(pattern: u32) -> &'static str {
     match pattern {
@@ -65,8 +74,7 @@ unsafe fn body<const PATTERN: u32>(out: *mut f32, rounds: u32) {
     let mut acc = [0.0f32; LOADS_PER_ROUND as usize];
     for round in 0..rounds {
         for (u, a) in acc.iter_mut().enumerate() {
-            let k = (round * LOADS_PER_ROUND + u as u32) % 32;
-            *a += unsafe { *tile.add(word(PATTERN, lane, k) as usize) };
+            *a += unsafe { *tile.add(word(PATTERN, lane, target(round, u as u32)) as usize) };
         }
     }
     unsafe { *out.add(gpu::global_x() as usize) = acc[0] + acc[1] + acc[2] + acc[3] };

@@ -28,15 +28,25 @@ kernel! {
     }
 }
 
-/// This thread's grid-stride share of `src[0..n]`.
+/// This thread's grid-stride share of `src[0..n]`, read four floats at a
+/// time (128-bit loads keep enough bytes in flight to near the copy
+/// bandwidth, as in `vec_add_x4`); the last `n % 4` go to the first threads.
+/// `src` must be 16-byte aligned.
 #[inline(always)]
 fn thread_sum(src: *const f32, n: u32) -> f32 {
     let mut sum = 0.0f32;
-    let mut i = gpu::global_x();
+    let first = gpu::global_x();
     let stride = gpu::grid_threads_x();
-    while i < n {
-        sum += unsafe { *src.add(i as usize) };
-        i += stride;
+    let quads = n / 4;
+    let mut q = first;
+    while q < quads {
+        let v = unsafe { gpu::load_f32x4(src.add(q as usize * 4)) };
+        sum += (v[0] + v[1]) + (v[2] + v[3]);
+        q += stride;
+    }
+    let tail = quads * 4 + first;
+    if tail < n {
+        sum += unsafe { *src.add(tail as usize) };
     }
     sum
 }
