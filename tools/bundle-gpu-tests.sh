@@ -6,9 +6,12 @@ set -eu
 cd "$(dirname "$0")/.."
 cargo build --release --workspace
 rm -rf gpu-bundle && mkdir -p gpu-bundle
-cargo test --release --workspace --no-run --message-format=json 2>/dev/null \
+# The GPU tests (tests/gpu_*.rs) and the criterion bench; CPU-only tests
+# run in CI and need not travel.
+cargo test --release --workspace --all-targets --no-run --message-format=json 2>/dev/null \
     | grep '"executable":"' \
     | sed 's/.*"executable":"\([^"]*\)".*/\1/' \
+    | grep -E '/(gpu_[a-z]+|matmul)-[0-9a-f]+$' \
     | while read -r exe; do cp "$exe" gpu-bundle/; done
 cp "$(ls -t target/release/build/ptx-ladder-*/out/kernels.ptx | head -n 1)" gpu-bundle/kernels.ptx
 cp target/release/host gpu-bundle/host

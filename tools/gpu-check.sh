@@ -2,7 +2,8 @@
 # Runs on the GPU machine, from the repository root, after
 # tools/bundle-gpu-tests.sh filled gpu-bundle/. Every step runs even if an
 # earlier one fails; logs and artefacts go to $OUT (or ./gpu-out).
-#   tools/gpu-check.sh [steps...]   steps: info vecadd tests tune matmul sanitize ptxas
+#   tools/gpu-check.sh [steps...]
+#   steps: info vecadd tests labs tune matmul bench sanitize ptxas profile
 OUT=${OUT:-gpu-out}
 mkdir -p "$OUT"
 B=gpu-bundle
@@ -26,11 +27,18 @@ tune)
 matmul)
     step "host matmul (4096)"
     $B/host matmul --tune-file "$OUT/autotune.txt" --json "$OUT/matmul.json" --svg "$OUT/matmul.svg" ;;
+bench)
+    step "criterion bench (CUDA events), short"
+    $B/matmul-* --bench --warm-up-time 0.5 --measurement-time 1 2>&1 | grep -E "time:|thrpt:|^sgemm|skipped" ;;
 sanitize)
     for tool in memcheck racecheck; do
         step "compute-sanitizer --tool $tool, every rung at 255x257x129"
-        compute-sanitizer --tool $tool --error-exitcode 9 $B/host matmul --m 255 --n 257 --k 129 --reps 1 --warmup 0 2>&1 | tail -n 25
-        echo "exit code ${PIPESTATUS[0]}"
+        compute-sanitizer --tool $tool --error-exitcode 9 $B/host matmul --m 255 --n 257 --k 129 --reps 1 --warmup 0 \
+            > "$OUT/sanitizer-$tool.txt" 2>&1
+        echo "exit code $? (9 means errors were found)"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Error|Hazard" "$OUT/sanitizer-$tool.txt" | head -5
+        step "compute-sanitizer --tool $tool, the labs' reductions at n = 1000"
+        compute-sanitizer --tool $tool --error-exitcode 9 $B/host reduce --n 1000 --reps 1 > "$OUT/sanitizer-reduce-$tool.txt" 2>&1
+        echo "exit code $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/sanitizer-reduce-$tool.txt" | head -3
     done ;;
 ptxas)
     step "ptxas -arch=sm_90 -v"

@@ -72,7 +72,8 @@ impl GemmBuffers {
         2.0 * self.size.0 as f64 * self.size.1 as f64 * self.size.2 as f64
     }
 
-    fn args(&self) -> GemmArgs<'_> {
+    /// The kernel arguments for these buffers.
+    pub fn args(&self) -> GemmArgs<'_> {
         let (m, n, k) = self.size;
         GemmArgs { m, n, k, alpha: self.alpha, a: &self.a, b: &self.b, beta: self.beta, c: &self.c }
     }
