@@ -22,7 +22,7 @@ fn strided_reads_lose_bandwidth_as_the_sector_model_says() {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn column_reads_conflict_and_padding_or_swizzling_fix_them() {
-    let rows = banks::run(&gpu(), 1024, 10, &mut |_| {}).unwrap();
+    let rows = banks::run(&gpu(), 256, 10, &mut |_| {}).unwrap();
     let cost = |p: Pattern| rows.iter().find(|r| r.pattern == p).unwrap().cycles_per_access;
     for fixed in [Pattern::PaddedColumn, Pattern::SwizzledColumn, Pattern::Row, Pattern::Broadcast] {
         assert!(cost(Pattern::Column) > 8.0 * cost(fixed), "column {} vs {:?} {}", cost(Pattern::Column), fixed, cost(fixed));

@@ -5,7 +5,7 @@ use super::models::banks::{Pattern, conflict_degree};
 use crate::device::{Gpu, Timing, arg, pointer};
 use crate::error::{Error, Result};
 use kernels_gpu::gpu::Dim3;
-use kernels_gpu::labs::banks::{LOADS_PER_ROUND, THREADS, TILE_FLOATS, kernel_name, target, word};
+use kernels_gpu::labs::banks::{LOADS_PER_ROUND, MAX_ROUNDS, THREADS, TILE_FLOATS, kernel_name, word};
 use kernels_gpu::matmul::LaunchShape;
 
 pub struct PatternRow {
@@ -20,8 +20,11 @@ pub struct PatternRow {
 /// Blocks per SM in the launch: enough warps to keep shared memory busy.
 const BLOCKS_PER_SM: u32 = 4;
 
-/// Runs every pattern `rounds` × 4 times per warp; checks every thread's sum.
+/// Runs every pattern `rounds` × 32 times per warp; checks every thread's sum.
 pub fn run(gpu: &Gpu, rounds: u32, reps: u32, progress: &mut dyn FnMut(&str)) -> Result<Vec<PatternRow>> {
+    if rounds == 0 || rounds > MAX_ROUNDS {
+        return Err(Error::new(format!("rounds must be 1 to {MAX_ROUNDS} (got {rounds})")));
+    }
     let blocks = gpu.info.multiprocessors * BLOCKS_PER_SM;
     let shape = LaunchShape { grid: Dim3::new(blocks, 1, 1), block: Dim3::new(THREADS, 1, 1), shared_bytes: TILE_FLOATS * 4 };
     let threads = (blocks * THREADS) as usize;
@@ -53,10 +56,10 @@ pub fn run(gpu: &Gpu, rounds: u32, reps: u32, progress: &mut dyn FnMut(&str)) ->
 /// What a thread of lane `lane` sums: the tile holds its own word indices,
 /// and every partial sum stays an exact integer in f32.
 pub fn expected_sum(pattern: u32, lane: u32, rounds: u32) -> f32 {
-    let mut acc = [0.0f32; LOADS_PER_ROUND as usize];
-    for round in 0..rounds {
-        for (u, a) in acc.iter_mut().enumerate() {
-            *a += word(pattern, lane, target(round, u as u32)) as f32;
+    let mut acc = [0.0f32; 4];
+    for _ in 0..rounds {
+        for k in 0..LOADS_PER_ROUND {
+            acc[(k % 4) as usize] += word(pattern, lane, k) as f32;
         }
     }
     acc[0] + acc[1] + acc[2] + acc[3]
@@ -84,9 +87,9 @@ mod tests {
 
     #[test]
     fn expected_sums_are_exact_and_differ_by_pattern() {
-        // 1024 rounds of words below 1056 stay far under 2^24 per partial sum.
-        let row = expected_sum(kernels_gpu::labs::banks::ROW, 3, 1024);
-        let column = expected_sum(kernels_gpu::labs::banks::COLUMN, 3, 1024);
+        // The most rounds allowed keep every partial sum under 2^24.
+        let row = expected_sum(kernels_gpu::labs::banks::ROW, 3, MAX_ROUNDS);
+        let column = expected_sum(kernels_gpu::labs::banks::COLUMN, 3, MAX_ROUNDS);
         assert_ne!(row, column);
         assert_eq!(row, row.round());
         // Broadcast: every lane reads word k, so the sum does not depend on the lane.

@@ -110,7 +110,7 @@ pub struct BanksOptions {
 
 pub fn banks_command(mut flags: Flags) -> Result<(), Failure> {
     let options = BanksOptions {
-        rounds: flags.number("--rounds", 1, 1 << 16)?.unwrap_or(2048) as u32,
+        rounds: flags.number("--rounds", 1, kernels_gpu::labs::banks::MAX_ROUNDS as u64)?.unwrap_or(256) as u32,
         reps: flags.number("--reps", 1, 10_000)?.unwrap_or(20) as u32,
         svg: flags.value("--svg")?.map(PathBuf::from),
     };
@@ -326,7 +326,7 @@ pub fn tour_command(flags: Flags) -> Result<(), Failure> {
         "3. Shared-memory banks",
         "Shared memory is 32 banks side by side. A warp reading 32 different banks is served at once; 32 words\nfrom one bank queue up. Padding or swizzling moves the data so a column spreads over all banks.",
     );
-    banks_lab(&gpu, &BanksOptions { rounds: 1024, reps: 10, svg: None })?;
+    banks_lab(&gpu, &BanksOptions { rounds: 128, reps: 10, svg: None })?;
     say(
         "4. Divergence",
         "Lanes of a warp share one instruction stream. When a branch splits them, the warp runs both sides,\neach with some lanes switched off; warps that agree internally pay one side.",

@@ -15,8 +15,11 @@ pub const PATTERNS: [u32; 6] = [ROW, COLUMN, PADDED_COLUMN, SWIZZLED_COLUMN, STR
 
 /// Floats of shared memory the tile needs (32 rows of up to 33).
 pub const TILE_FLOATS: u32 = 32 * 33;
-/// Loads each lane makes per round (independent, so they overlap).
-pub const LOADS_PER_ROUND: u32 = 4;
+/// Loads each lane makes per round: one at every row/column k in 0..32.
+pub const LOADS_PER_ROUND: u32 = 32;
+/// Most rounds the lab runs: each of a thread's four partial sums grows by
+/// at most 8 × 1055 per round and must stay an exact integer in f32 (< 2^24).
+pub const MAX_ROUNDS: u32 = 1024;
 pub const THREADS: u32 = 256;
 
 /// The word `lane` reads under `pattern` when the pattern is aimed at
@@ -33,15 +36,6 @@ pub const fn word(pattern: u32, lane: u32, k: u32) -> u32 {
     }
 }
 
-/// The row/column load `u` of round `round` aims at. The four loads of a
-/// round are 8 apart, so no lane's four words are neighbours: otherwise the
-/// compiler merges them into one 128-bit load and the experiment measures
-/// something else.
-#[inline(always)]
-pub const fn target(round: u32, u: u32) -> u32 {
-    (round + 8 * u) % 32
-}
-
 /// Kernel name for a pattern.
 pub const fn kernel_name(pattern: u32) -> &'static str {
     match pattern {
@@ -54,8 +48,11 @@ pub const fn kernel_name(pattern: u32) -> &'static str {
     }
 }
 
-/// Fills the tile, then every warp makes `rounds` × 4 loads with the
-/// pattern, aimed at a different row/column each time.
+/// Fills the tile, then every warp makes `rounds` × 32 loads with the
+/// pattern, one at each row/column k. The 32 addresses are computed once
+/// (the k loop unrolls), so the timed loop is loads and adds only; the
+/// loads are volatile so the compiler neither hoists them out of the loop
+/// nor merges neighbours into 128-bit loads.
 ///
 /// # Safety
 /// Launch with `THREADS` threads and `TILE_FLOATS` floats of shared memory;
@@ -71,10 +68,10 @@ unsafe fn body<const PATTERN: u32>(out: *mut f32, rounds: u32) {
     }
     gpu::sync_threads();
     let lane = gpu::lane_id();
-    let mut acc = [0.0f32; LOADS_PER_ROUND as usize];
-    for round in 0..rounds {
-        for (u, a) in acc.iter_mut().enumerate() {
-            *a += unsafe { *tile.add(word(PATTERN, lane, target(round, u as u32)) as usize) };
+    let mut acc = [0.0f32; 4];
+    for _ in 0..rounds {
+        for k in 0..LOADS_PER_ROUND {
+            acc[(k % 4) as usize] += unsafe { tile.add(word(PATTERN, lane, k) as usize).read_volatile() };
         }
     }
     unsafe { *out.add(gpu::global_x() as usize) = acc[0] + acc[1] + acc[2] + acc[3] };
