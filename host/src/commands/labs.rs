@@ -145,7 +145,7 @@ pub struct DivergenceOptions {
 
 pub fn divergence_command(mut flags: Flags) -> Result<(), Failure> {
     let options = DivergenceOptions {
-        work: flags.number("--work", 1, 1 << 20)?.unwrap_or(2048) as u32,
+        work: flags.number("--work", 1, 1 << 20)?.unwrap_or(8192) as u32,
         reps: flags.number("--reps", 1, 10_000)?.unwrap_or(20) as u32,
         svg: flags.value("--svg")?.map(PathBuf::from),
     };
@@ -331,7 +331,7 @@ pub fn tour_command(flags: Flags) -> Result<(), Failure> {
         "4. Divergence",
         "Lanes of a warp share one instruction stream. When a branch splits them, the warp runs both sides,\neach with some lanes switched off; warps that agree internally pay one side.",
     );
-    divergence_lab(&gpu, &DivergenceOptions { work: 1024, reps: 10, svg: None })?;
+    divergence_lab(&gpu, &DivergenceOptions { work: 4096, reps: 10, svg: None })?;
     say(
         "5. Reduction",
         "Summing is the first algorithm where threads must cooperate: through global memory, shared memory,\nregisters (shuffles) or atomics. Each step up removes trips to memory.",
