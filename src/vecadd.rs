@@ -58,7 +58,7 @@ impl Plan {
                 self.elements,
                 self.elements,
                 self.launch.n,
-                self.launch.explain().replacen(&format!("n = {}", self.launch.n), "threads", 1)
+                self.launch.explain().replacen(&format!("n = {}, ", self.launch.n), "", 1)
             ),
         }
     }
@@ -218,7 +218,7 @@ mod tests {
         let p = plan(Variant::FourPerThread, 1001, 128).unwrap();
         assert_eq!((p.launch.n, p.launch.blocks), (251, 2));
         let text = p.explain();
-        assert!(text.starts_with("1001 elements at 4 per thread → ceil(1001 / 4) = 251 threads;"), "{text}");
+        assert!(text.starts_with("1001 elements at 4 per thread → ceil(1001 / 4) = 251 threads; block = 128 threads → grid"), "{text}");
         assert!(text.contains("ceil(251 / 128) = 2 blocks = 256 threads"), "{text}");
     }
 }
