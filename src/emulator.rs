@@ -179,11 +179,10 @@ pub unsafe fn launch(shape: LaunchShape, kernel: impl Fn()) -> Result<(), String
             .collect();
         let mut first_error = None;
         for handle in handles {
-            if let Err(message) = handle.join().expect("emulated thread") {
-                if first_error.is_none() || message != "another emulated thread failed" {
+            if let Err(message) = handle.join().expect("emulated thread")
+                && (first_error.is_none() || message != "another emulated thread failed") {
                     first_error.get_or_insert(message);
                 }
-            }
         }
         first_error
     });

@@ -28,6 +28,14 @@
 // `link_llvm_intrinsics` gives the warp shuffles LLVM's own (convergent)
 // intrinsics instead of opaque inline assembly.
 #![allow(internal_features)]
+// Kernels index register arrays with loop counters on purpose: iterator
+// adapters over arrays (`into_iter().enumerate()`) were not unrolled on the
+// GPU and pushed arrays into local memory. The SGEMM signature
+// (m, n, k, alpha, a, b, beta, c) is BLAS's, eight arguments.
+#![allow(clippy::needless_range_loop, clippy::too_many_arguments)]
+// `x % 4 == 0` stays as written: `is_multiple_of` generates different PTX,
+// and the kernels are kept byte for byte as they were measured on the H200.
+#![allow(clippy::manual_is_multiple_of)]
 
 /// Declares a kernel once for both builds: an exported `ptx-kernel` entry
 /// point on the GPU, and a plain `unsafe fn` of the same name on the host,
@@ -40,6 +48,11 @@ macro_rules! kernel {
         pub unsafe extern "ptx-kernel" fn $name($($arg: $ty),*) $body
 
         $(#[$attr])*
+        ///
+        /// # Safety
+        /// Run only through a launch (or the CPU emulator) with the shape its
+        /// module computes, and with pointers to device buffers as large as
+        /// the kernel reads and writes.
         #[cfg(not(target_arch = "nvptx64"))]
         pub unsafe fn $name($($arg: $ty),*) $body
     };

@@ -97,7 +97,7 @@ pub fn reservation(gpu: &Gpu, blocks: u32) -> u32 {
 /// Copies `floats` floats with 1..=8 blocks of 256 threads per SM, held
 /// there by reserving shared memory; checks the copy and times each.
 pub fn latency(gpu: &Gpu, floats: u64, reps: u32, progress: &mut dyn FnMut(&str)) -> Result<Vec<LatencyRow>> {
-    if floats == 0 || floats % 4 != 0 || floats / 4 > u32::MAX as u64 {
+    if floats == 0 || !floats.is_multiple_of(4) || floats / 4 > u32::MAX as u64 {
         return Err(Error::new(format!("the copy needs a multiple of 4 floats, at most {} (got {floats})", 4 * u32::MAX as u64)));
     }
     gpu.ensure_fits(8 * floats as u128, "the latency experiment")?;

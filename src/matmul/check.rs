@@ -38,8 +38,8 @@ impl Problem {
             alpha,
             beta,
             a: uniform(mu * ku, seed),
-            b: uniform(ku * nu, seed ^ 0x5eed_b),
-            c: if beta == 0.0 { Vec::new() } else { uniform(mu * nu, seed ^ 0x5eed_c) },
+            b: uniform(ku * nu, seed ^ 0x0005_eedb),
+            c: if beta == 0.0 { Vec::new() } else { uniform(mu * nu, seed ^ 0x0005_eedc) },
         }
     }
 

@@ -44,7 +44,7 @@ pub fn table(report: &Report) -> String {
     let with_cublas = cublas_gflops(report).is_some();
     let _ = writeln!(
         out,
-        "{:<4} {:<26} {:>9} {:>9} {}{:>7} {:>8} {:>9} {:>8} {:>12}  {}",
+        "{:<4} {:<26} {:>9} {:>9} {}{:>7} {:>8} {:>9} {:>8} {:>12}  kernel",
         "rung",
         "",
         "time ms",
@@ -55,7 +55,6 @@ pub fn table(report: &Report) -> String {
         "regs",
         "smem",
         "occupancy",
-        "kernel",
     );
     let line = |out: &mut String, row: &Row, percent: Option<f64>, speedup: Option<f64>| {
         let smem = row.resources.map(|r| kib(r.static_shared_bytes + row.dynamic_shared_bytes));
