@@ -109,7 +109,49 @@ pub fn fp32_lanes((major, minor): (u32, u32)) -> Option<u32> {
 
 #[cfg(test)]
 mod tests {
-    use super::fp32_lanes;
+    use super::{DeviceInfo, fp32_lanes};
+
+    /// What the driver reported for the H200 on 2026-11-29 (`host info`).
+    fn h200() -> DeviceInfo {
+        DeviceInfo {
+            name: "NVIDIA H200".into(),
+            compute_capability: (9, 0),
+            multiprocessors: 132,
+            warp_size: 32,
+            max_threads_per_block: 1024,
+            max_threads_per_multiprocessor: 2048,
+            max_blocks_per_multiprocessor: 32,
+            registers_per_multiprocessor: 65536,
+            registers_per_block: 65536,
+            shared_per_multiprocessor: 233472,
+            shared_per_block: 49152,
+            shared_per_block_optin: 232448,
+            shared_reserved_per_block: 1024,
+            l2_bytes: 62914560,
+            sm_clock_khz: 1_980_000,
+            memory_clock_khz: 3_201_000,
+            memory_bus_bits: 6016,
+            total_memory: 150_080_000_000,
+            max_grid: [2147483647, 65535, 65535],
+            max_block: [1024, 1024, 64],
+        }
+    }
+
+    #[test]
+    fn h200_ceilings_match_the_datasheet() {
+        let info = h200();
+        // 132 SMs × 128 lanes × 2 FLOP × 1.98 GHz = 66.9 TFLOP/s.
+        assert!((info.fp32_peak_flops().unwrap() / 1e12 - 66.9).abs() < 0.05);
+        // 2 × 3.201 GHz × 6016 bit / 8 = 4.81 TB/s (datasheet: 4.8 TB/s).
+        assert!((info.dram_bandwidth() / 1e12 - 4.81).abs() < 0.01);
+        assert_eq!(info.max_warps_per_multiprocessor(), 64);
+    }
+
+    #[test]
+    fn unknown_architectures_have_no_peak() {
+        let info = DeviceInfo { compute_capability: (3, 5), ..h200() };
+        assert_eq!(info.fp32_peak_flops(), None);
+    }
 
     #[test]
     fn lanes_per_sm_match_the_architecture_tables() {
@@ -118,12 +160,5 @@ mod tests {
         assert_eq!(fp32_lanes((9, 0)), Some(128)); // H100 / H200
         assert_eq!(fp32_lanes((7, 5)), Some(64)); // T4
         assert_eq!(fp32_lanes((3, 5)), None);
-    }
-
-    #[test]
-    fn h200_peak_is_the_documented_figure() {
-        // 132 SMs × 128 lanes × 2 FLOP × 1.98 GHz = 66.9 TFLOP/s.
-        let peak = 132.0 * fp32_lanes((9, 0)).unwrap() as f64 * 2.0 * 1.98e9;
-        assert!((peak / 1e12 - 66.9).abs() < 0.05);
     }
 }
