@@ -158,7 +158,7 @@ pub struct VecAddReport {
 
 /// GB/s for `bytes_per_element` over `n` elements in `timing`.
 pub fn gbps(n: u64, bytes_per_element: f64, timing: &Timing) -> f64 {
-    n as f64 * bytes_per_element / (timing.median_ms * 1e-3) / 1e9
+    timing.billions_per_second(n as f64 * bytes_per_element)
 }
 
 /// Bytes vector add moves per element: read a and b, write c.

@@ -15,6 +15,12 @@ pub struct Timing {
 }
 
 impl Timing {
+    /// `count` things (FLOPs, bytes) done per median run, in billions per
+    /// second: GFLOP/s or GB/s.
+    pub fn billions_per_second(&self, count: f64) -> f64 {
+        count / (self.median_ms * 1e-3) / 1e9
+    }
+
     /// Summarises run times (at least one).
     pub fn from_runs(mut runs_ms: Vec<f64>) -> Timing {
         assert!(!runs_ms.is_empty(), "a timing needs at least one run");
@@ -58,6 +64,12 @@ mod tests {
         assert_eq!((odd.median_ms, odd.min_ms, odd.max_ms, odd.runs), (2.0, 1.0, 3.0, 3));
         let even = Timing::from_runs(vec![4.0, 1.0, 2.0, 3.0]);
         assert_eq!(even.median_ms, 2.5);
+    }
+
+    #[test]
+    fn rates_are_per_median_run() {
+        let t = Timing::from_runs(vec![2.0, 4.0, 1000.0]);
+        assert_eq!(t.billions_per_second(8e9), 2000.0);
     }
 
     #[test]

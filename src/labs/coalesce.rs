@@ -70,7 +70,7 @@ pub fn run(gpu: &Gpu, strides: &[u32], floats: u64, reps: u32, progress: &mut dy
         }
         let timing = gpu.time(2, reps, || gpu.launch(STRIDED_READ, shape, &params))?;
         let useful = threads as f64 * READS_PER_THREAD as f64 * 4.0;
-        let useful_gbps = useful / (timing.median_ms * 1e-3) / 1e9;
+        let useful_gbps = timing.billions_per_second(useful);
         let base = rows.first().map_or(useful_gbps / efficiency(stride), |r| r.useful_gbps / r.efficiency);
         rows.push(StrideRow {
             stride,

@@ -128,7 +128,7 @@ pub fn latency(gpu: &Gpu, floats: u64, reps: u32, progress: &mut dyn FnMut(&str)
             blocks_per_sm: blocks,
             occupancy: (blocks * THREADS / 32) as f64 / gpu.info.max_warps_per_multiprocessor() as f64,
             shared_reserved: shared,
-            gbps: 8.0 * floats as f64 / (timing.median_ms * 1e-3) / 1e9,
+            gbps: timing.billions_per_second(8.0 * floats as f64),
             timing,
         });
     }

@@ -82,7 +82,7 @@ pub struct ReduceReport {
 impl ReduceReport {
     /// Copy bandwidth counting bytes read and written.
     pub fn copy_gbps(&self) -> f64 {
-        8.0 * self.n as f64 / (self.copy.median_ms * 1e-3) / 1e9
+        self.copy.billions_per_second(8.0 * self.n as f64)
     }
 }
 
@@ -161,7 +161,7 @@ pub fn run(gpu: &Gpu, n: u64, reps: u32, progress: &mut dyn FnMut(&str)) -> Resu
             sum: sum[0],
             error: ((sum[0] as f64 - exact) / magnitude.max(f64::MIN_POSITIVE)).abs(),
             launches,
-            gbps: 4.0 * n as f64 / (timing.median_ms * 1e-3) / 1e9,
+            gbps: timing.billions_per_second(4.0 * n as f64),
             timing,
         });
     }

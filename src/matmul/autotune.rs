@@ -92,7 +92,7 @@ pub fn tune(gpu: &Gpu, buffers: &mut GemmBuffers, reference: &Reference, path: &
         let kernel: GemmKernel = config.kernel;
         let (check, timing) = measure(gpu, buffers, &kernel, reference, None, 2)?;
         let v = verdict(reference, &check);
-        let gflops = timing.map(|t| buffers.flops() / (t.median_ms * 1e-3) / 1e9);
+        let gflops = timing.map(|t| t.billions_per_second(buffers.flops()));
         results.push(Candidate { config: *config, gflops: if v.passed() { gflops } else { None }, outcome: v.describe() });
     }
     let best = results

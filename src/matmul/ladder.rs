@@ -193,7 +193,7 @@ pub fn run(
 ) -> Result<Report> {
     let (mut buffers, reference) = prepare(gpu, options, progress)?;
     let flops = buffers.flops();
-    let gflops = |t: &Option<Timing>| t.as_ref().map(|t| flops / (t.median_ms * 1e-3) / 1e9);
+    let gflops = |t: &Option<Timing>| t.as_ref().map(|t| t.billions_per_second(flops));
 
     progress("cuBLAS SGEMM (baseline)");
     let cublas = match Cublas::load(gpu) {

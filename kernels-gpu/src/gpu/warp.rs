@@ -5,8 +5,6 @@
 unsafe extern "C" {
     #[link_name = "llvm.nvvm.shfl.sync.bfly.f32"]
     fn shfl_bfly_f32(mask: u32, value: f32, lane_mask: u32, clamp: u32) -> f32;
-    #[link_name = "llvm.nvvm.shfl.sync.down.f32"]
-    fn shfl_down_f32(mask: u32, value: f32, delta: u32, clamp: u32) -> f32;
 }
 
 /// All 32 lanes take part.
@@ -25,22 +23,6 @@ pub fn shuffle_xor(value: f32, lane_mask: u32) -> f32 {
         let _ = FULL_MASK;
         let lane = crate::gpu::lane_id();
         f32::from_bits(crate::gpu::emulated::shuffle(value.to_bits(), lane ^ lane_mask))
-    }
-}
-
-/// Returns the value held by lane `lane_id() + delta`; lanes past the end of
-/// the warp get their own value back. Every lane must call it together.
-#[inline(always)]
-pub fn shuffle_down(value: f32, delta: u32) -> f32 {
-    #[cfg(target_arch = "nvptx64")]
-    unsafe {
-        shfl_down_f32(FULL_MASK, value, delta, 0x1f)
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    {
-        let lane = crate::gpu::lane_id();
-        let source = if lane + delta < crate::gpu::WARP_SIZE { lane + delta } else { lane };
-        f32::from_bits(crate::gpu::emulated::shuffle(value.to_bits(), source))
     }
 }
 

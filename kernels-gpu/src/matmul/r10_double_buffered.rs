@@ -39,8 +39,8 @@ const _: () = assert!((TILING.tile_m * TILING.tile_k) % THREADS == 0 && (TILING.
 /// About 230 registers per thread: one block of 256 threads per SM.
 pub const KERNEL: super::GemmKernel = gemm_kernel!(sgemm_double_buffered, launch, THREADS, 1);
 
-/// Shared floats for one stage (A and B tiles, no padding).
-const STAGE_FLOATS: u32 = TILING.tile_k * (TILING.tile_m + TILING.tile_n);
+/// Shared floats for one stage: the A and B tiles in the swizzled layout.
+const STAGE_FLOATS: u32 = TILING.stage_floats();
 
 pub const fn launch(m: u32, n: u32) -> LaunchShape {
     tiled_launch(m, n, TILING.tile_m, TILING.tile_n, THREADS, float_bytes(STAGES * STAGE_FLOATS))
