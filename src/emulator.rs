@@ -82,6 +82,7 @@ struct Block {
     block_barrier: Barrier,
     warp_barriers: Vec<Barrier>,
     lanes: Vec<[AtomicU32; 32]>,
+    exchange_slots: Vec<[[AtomicU32; 8]; 32]>,
     failed: AtomicBool,
 }
 
@@ -96,6 +97,18 @@ unsafe fn hook_shuffle(block: *const (), warp: u32, lane: u32, value: u32, sourc
     slots[lane as usize].store(value, Ordering::SeqCst);
     barrier.wait(&block.failed);
     let out = slots[(source_lane % 32) as usize].load(Ordering::SeqCst);
+    barrier.wait(&block.failed);
+    out
+}
+
+unsafe fn hook_exchange(block: *const (), warp: u32, lane: u32, values: [u32; 8]) -> emulated::WarpValues {
+    let block = unsafe { &*(block as *const Block) };
+    let (slots, barrier) = (&block.exchange_slots[warp as usize], &block.warp_barriers[warp as usize]);
+    for (slot, value) in slots[lane as usize].iter().zip(values) {
+        slot.store(value, Ordering::SeqCst);
+    }
+    barrier.wait(&block.failed);
+    let out = std::array::from_fn(|l| std::array::from_fn(|i| slots[l][i].load(Ordering::SeqCst)));
     barrier.wait(&block.failed);
     out
 }
@@ -119,13 +132,14 @@ pub unsafe fn launch(shape: LaunchShape, kernel: impl Fn()) -> Result<(), String
         block_barrier: Barrier::new(threads),
         warp_barriers: (0..warps).map(|w| Barrier::new((threads - 32 * w).min(32))).collect(),
         lanes: (0..warps).map(|_| std::array::from_fn(|_| AtomicU32::new(0))).collect(),
+        exchange_slots: (0..warps).map(|_| std::array::from_fn(|_| std::array::from_fn(|_| AtomicU32::new(0)))).collect(),
         failed: AtomicBool::new(false),
     };
     let between_blocks = Barrier::new(threads);
     let mut shared = vec![0u128; (shape.shared_bytes as usize).div_ceil(16)];
     let shared_ptr = AssertSync(shared.as_mut_ptr() as *mut u8);
     let kernel = AssertSync(kernel);
-    let hooks = BlockHooks { block: &block as *const Block as *const (), barrier: hook_barrier, shuffle: hook_shuffle };
+    let hooks = BlockHooks { block: &block as *const Block as *const (), barrier: hook_barrier, shuffle: hook_shuffle, exchange: hook_exchange };
     let hooks = AssertSync(hooks);
 
     let grid = shape.grid;
@@ -254,4 +268,51 @@ pub fn sgemm(kernel: &GemmKernel, (m, n, k): (u32, u32, u32), alpha: f32, a: &[f
     }
     c.copy_from_slice(out.as_slice());
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kernels_gpu::gpu::{self, mma_tf32};
+    use std::sync::Mutex;
+
+    /// One warp multiplies a 16×8 A by an 8×8 B through the emulated
+    /// `mma.sync`, each lane holding the elements the PTX fragment tables
+    /// give it; the result must be the plain product.
+    #[test]
+    fn emulated_mma_follows_the_fragment_layout() {
+        // Small integers: every product and sum is exact in fp32, so the
+        // comparison can be exact. A's values carry junk in the 13 low
+        // bits, which the tensor core ignores.
+        let a: Vec<f32> = (0..16 * 8).map(|i| ((i * 7) % 11) as f32 - 5.0).collect();
+        let b: Vec<f32> = (0..8 * 8).map(|i| ((i * 5) % 9) as f32 - 4.0).collect();
+        let c: Vec<f32> = (0..16 * 8).map(|i| (i % 13) as f32).collect();
+        let junk = |x: f32| f32::from_bits(x.to_bits() | if x == 0.0 { 0 } else { 0x0fff });
+        let out = Mutex::new(vec![f32::NAN; 16 * 8]);
+        let shape = LaunchShape { grid: Dim3::new(1, 1, 1), block: Dim3::new(32, 1, 1), shared_bytes: 0 };
+        unsafe {
+            launch(shape, || {
+                let lane = gpu::lane_id();
+                let (g, t) = ((lane / 4) as usize, (lane % 4) as usize);
+                let at = |r: usize, k: usize| junk(a[r * 8 + k]).to_bits();
+                let fa = [at(g, t), at(g + 8, t), at(g, t + 4), at(g + 8, t + 4)];
+                let fb = [b[t * 8 + g].to_bits(), b[(t + 4) * 8 + g].to_bits()];
+                let cells = [(g, 2 * t), (g, 2 * t + 1), (g + 8, 2 * t), (g + 8, 2 * t + 1)];
+                let fc = cells.map(|(r, col)| c[r * 8 + col]);
+                let d = mma_tf32(fa, fb, fc);
+                let mut out = out.lock().unwrap();
+                for (i, (r, col)) in cells.into_iter().enumerate() {
+                    out[r * 8 + col] = d[i];
+                }
+            })
+            .unwrap();
+        }
+        let out = out.into_inner().unwrap();
+        for r in 0..16 {
+            for col in 0..8 {
+                let expected = c[r * 8 + col] + (0..8).map(|k| a[r * 8 + k] * b[k * 8 + col]).sum::<f32>();
+                assert_eq!(out[r * 8 + col], expected, "D[{r}][{col}]");
+            }
+        }
+    }
 }

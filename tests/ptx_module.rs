@@ -98,4 +98,22 @@ fn each_rung_uses_the_instructions_it_is_about() {
     // The inner loops are fully unrolled: one k-step of rung 9 is 64 FMAs,
     // and its 16 steps must all be straight-line code.
     assert!(entry("sgemm_warptiling").matches(fma).count() >= 64 * 16);
+    // Rung 2 walks B with one wide multiply-add per step.
+    assert!(entry("sgemm_coalesced").contains("mad.wide.u32"));
+}
+
+#[test]
+fn rung_11_runs_on_tensor_cores_three_products_per_tile() {
+    use kernels_gpu::matmul::r11_tensor_cores::TILING;
+    let body = entry("sgemm_tensor_cores");
+    // Per block step, each of the 8 warps does (warp tile / 16×8) tiles ×
+    // (tile_k / 8) depth steps × 3 products, all unrolled.
+    let warp_tiles = (TILING.tile_m / TILING.warps_m / 16) * (TILING.tile_n / TILING.warps_n / 8);
+    let expected = warp_tiles * (TILING.tile_k / 8) * 3;
+    assert_eq!(body.matches("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32").count() as u32, expected);
+    assert!(body.contains("cp.async.cg.shared.global") && body.contains("cp.async.wait_group"));
+    // Fragments come from shared memory and nothing spills to local memory.
+    assert!(body.contains("ld.shared") && !body.contains(".local"));
+    // The split into big and small parts is integer rounding, no cvt.
+    assert!(!body.contains("cvt.rna.tf32"));
 }

@@ -26,6 +26,7 @@ pub fn ladder(autotuned: GemmKernel) -> Vec<Rung> {
         Rung { id: "8", title: "autotuned", kernel: autotuned },
         Rung { id: "9", title: "warptiling", kernel: k::r09_warptiling::KERNEL },
         Rung { id: "10", title: "async copies, 4 stages", kernel: k::r10_double_buffered::KERNEL },
+        Rung { id: "11", title: "tensor cores, 3xTF32", kernel: k::r11_tensor_cores::KERNEL },
     ]
 }
 
@@ -84,11 +85,11 @@ mod tests {
     #[test]
     fn ladder_has_every_rung_once_with_distinct_kernels() {
         let all = ladder(k::r08_autotuned::CONFIGS[0].kernel);
-        assert_eq!(all.len(), 11);
+        assert_eq!(all.len(), 12);
         let mut names: Vec<&str> = all.iter().map(|r| r.kernel.name).collect();
         names.sort();
         names.dedup();
-        assert_eq!(names.len(), 11);
+        assert_eq!(names.len(), 12);
     }
 
     #[test]
@@ -111,7 +112,7 @@ mod tests {
     #[test]
     fn bad_selections_say_what_exists() {
         let all = ladder(k::r08_autotuned::CONFIGS[0].kernel);
-        for bad in ["11", "x", "5-3", "", "7c"] {
+        for bad in ["12", "x", "5-3", "", "7c"] {
             let err = select(&all, bad).err().expect(bad);
             assert!(err.message().starts_with("--rungs:"), "{err}");
         }

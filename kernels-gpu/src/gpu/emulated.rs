@@ -7,6 +7,9 @@
 use super::Dim3;
 use core::cell::Cell;
 
+/// Every lane's values in a [`BlockHooks::exchange`]: `[lane][value]`.
+pub type WarpValues = [[u32; 8]; 32];
+
 /// Callbacks into the emulator that owns the block. `block` is the
 /// emulator's own block state, passed back unchanged.
 #[derive(Clone, Copy)]
@@ -17,6 +20,9 @@ pub struct BlockHooks {
     /// Publishes `value` for this lane, waits for the whole warp, and returns
     /// the value published by `source_lane`.
     pub shuffle: unsafe fn(block: *const (), warp: u32, lane: u32, value: u32, source_lane: u32) -> u32,
+    /// Publishes `values` for this lane, waits for the whole warp, and
+    /// returns every lane's values (the tensor-core emulation's gather).
+    pub exchange: unsafe fn(block: *const (), warp: u32, lane: u32, values: [u32; 8]) -> WarpValues,
 }
 
 /// Everything a simulated thread can ask about itself.
@@ -65,4 +71,10 @@ pub(crate) fn shuffle(value: u32, source_lane: u32) -> u32 {
     unsafe {
         (hooks.shuffle)(hooks.block, rank / super::WARP_SIZE, rank % super::WARP_SIZE, value, source_lane)
     }
+}
+
+pub(crate) fn warp_exchange(values: [u32; 8]) -> WarpValues {
+    let hooks = current().hooks;
+    let rank = super::thread_rank();
+    unsafe { (hooks.exchange)(hooks.block, rank / super::WARP_SIZE, rank % super::WARP_SIZE, values) }
 }

@@ -151,3 +151,27 @@ pub fn cp_async_wait<const PENDING: u32>() {
         core::arch::asm!("cp.async.wait_group {n};", n = const PENDING);
     }
 }
+
+/// `ptr + elements` as one `mad.wide.u32` (SASS: a single `IMAD.WIDE.U32`).
+///
+/// Walking down a column of a row-major matrix adds the row length at every
+/// step. Written as `ptr.add(n as usize)`, LLVM hoists the 64-bit stride out
+/// of the loop and every step then costs a pair of 32-bit adds with carry;
+/// nvcc gets one instruction from C++ because signed `int` overflow is
+/// undefined there. The kernels index in 32 bits (the host caps each matrix
+/// below 2^31 elements), so the wide multiply-add is exact. LLVM no longer
+/// knows the result points to global memory, so loads through it are
+/// generic `ld` instructions; on the H200 that cost nothing measurable.
+#[inline(always)]
+pub fn advance(ptr: *const f32, elements: u32) -> *const f32 {
+    #[cfg(target_arch = "nvptx64")]
+    unsafe {
+        let out: *const f32;
+        core::arch::asm!("mad.wide.u32 {o}, {n}, 4, {p};", o = out(reg64) out, n = in(reg32) elements, p = in(reg64) ptr, options(pure, nomem, nostack));
+        out
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        ptr.wrapping_add(elements as usize)
+    }
+}

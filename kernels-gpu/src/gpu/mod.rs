@@ -8,6 +8,7 @@
 mod index;
 mod memory;
 mod sync;
+mod tensor;
 mod warp;
 
 #[cfg(not(target_arch = "nvptx64"))]
@@ -16,6 +17,7 @@ pub mod emulated;
 pub use index::*;
 pub use memory::*;
 pub use sync::*;
+pub use tensor::*;
 pub use warp::*;
 
 /// Threads per warp on every NVIDIA GPU so far.

@@ -61,13 +61,14 @@ pub mod r07_bank_conflicts;
 pub mod r08_autotuned;
 pub mod r09_warptiling;
 pub mod r10_double_buffered;
+pub mod r11_tensor_cores;
 
 mod epilogue;
 mod tiles;
 
 /// Every SGEMM kernel in the PTX module: the rungs and rung 8's candidates.
 pub const KERNELS: &[GemmKernel] = &{
-    const RUNGS: [GemmKernel; 10] = [
+    const RUNGS: [GemmKernel; 11] = [
         r01_naive::KERNEL,
         r02_coalesced::KERNEL,
         r03_shared_tiling::KERNEL,
@@ -78,6 +79,7 @@ pub const KERNELS: &[GemmKernel] = &{
         r07_bank_conflicts::SWIZZLED,
         r09_warptiling::KERNEL,
         r10_double_buffered::KERNEL,
+        r11_tensor_cores::KERNEL,
     ];
     let mut all = [RUNGS[0]; RUNGS.len() + r08_autotuned::CONFIGS.len()];
     let mut i = 0;

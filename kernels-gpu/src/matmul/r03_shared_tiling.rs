@@ -14,8 +14,13 @@
 //! version, whose `__shared__` array has a known alignment; LLVM cannot prove
 //! the alignment through the dynamic shared-memory window, so here the
 //! 128-bit load is written out.
+//!
+//! The tile loads index A and B with 32-bit element offsets that move by a
+//! tile per step (the host keeps every matrix below 2^31 elements), so each
+//! address is one wide multiply-add; 64-bit index arithmetic made each a
+//! chain of four instructions.
 
-use super::{LaunchShape, epilogue::store_scalar, float_bytes, tiled_launch, tiles::load_or_zero};
+use super::{LaunchShape, epilogue::store_scalar, float_bytes, tiled_launch};
 use crate::gpu::{self, load_f32x4};
 
 pub const KERNEL: super::GemmKernel = gemm_kernel!(sgemm_shared_tiling, launch);
@@ -36,15 +41,21 @@ kernel! {
         let row = gpu::block_idx().y * TILE + ty;
         let col = gpu::block_idx().x * TILE + tx;
         let me = (ty * TILE + tx) as usize;
+        // Offsets of this thread's elements of the first tiles of A and B
+        // (wrapping: rows past the matrix are never read).
+        let mut a_at = row.wrapping_mul(k).wrapping_add(tx);
+        let mut b_at = ty.wrapping_mul(n).wrapping_add(col);
 
         let mut acc = 0.0f32;
         let mut k0 = 0;
         while k0 < k {
             unsafe {
                 // Each thread brings one element of each tile (zero outside).
-                *a_tile.add(me) = load_or_zero(a, m, k, row, k0 + tx);
-                *b_tile.add(me) = load_or_zero(b, k, n, k0 + ty, col);
+                *a_tile.add(me) = if row < m && k0 + tx < k { *a.add(a_at as usize) } else { 0.0 };
+                *b_tile.add(me) = if k0 + ty < k && col < n { *b.add(b_at as usize) } else { 0.0 };
             }
+            a_at = a_at.wrapping_add(TILE);
+            b_at = b_at.wrapping_add(TILE.wrapping_mul(n));
             gpu::sync_threads();
             let a_row = unsafe { a_tile.add((ty * TILE) as usize) };
             let b_col = unsafe { b_tile.add(tx as usize) };
