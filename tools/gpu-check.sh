@@ -49,13 +49,13 @@ ptxas)
 profile)
     # Nsight Compute on the kernels named in $PROFILE (default: a few rungs),
     # one short run each at 2048^3; the clocks are left as they are.
-    for k in ${PROFILE:-sgemm_coalesced sgemm_blocktile_2d sgemm_warptiling sgemm_double_buffered}; do
+    for k in ${PROFILE:-sgemm_coalesced sgemm_blocktile_2d sgemm_warptiling sgemm_double_buffered sgemm_tensor_cores}; do
         step "ncu $k"
         ncu --clock-control none -k "regex:^$k\$" -c 1 --section SpeedOfLight --section WarpStateStats \
-            --section SchedulerStats --section Occupancy \
-            --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__inst_executed.sum,smsp__inst_executed_pipe_fma.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum \
+            --section SchedulerStats --section Occupancy --section ComputeWorkloadAnalysis \
+            --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__inst_executed.sum,smsp__inst_executed_pipe_fma.sum,smsp__inst_executed_pipe_tensor.sum,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum \
             $B/host matmul --size 2048 --rungs "$k" --reps 1 --warmup 0 > "$OUT/ncu-$k.txt" 2>&1
-        grep -E "Duration|Compute \(SM\) Throughput|Memory Throughput|Issue Slots Busy|No Eligible|Warp Cycles Per Issued|Achieved Occupancy|l1tex__|smsp__inst|Stall|stalled|est\. speedup" "$OUT/ncu-$k.txt" | cut -c1-220 | head -40
+        grep -E "Duration|hmma|Compute \(SM\) Throughput|Memory Throughput|Issue Slots Busy|No Eligible|Warp Cycles Per Issued|Achieved Occupancy|l1tex__|smsp__inst|Stall|stalled|est\. speedup" "$OUT/ncu-$k.txt" | cut -c1-220 | head -40
     done ;;
 labs)
     step "host warps --block 30,2"; $B/host warps --block 30,2 --svg "$OUT/warps.svg"
