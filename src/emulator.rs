@@ -81,7 +81,6 @@ impl Barrier {
 struct Block {
     block_barrier: Barrier,
     warp_barriers: Vec<Barrier>,
-    lanes: Vec<[AtomicU32; 32]>,
     exchange_slots: Vec<[[AtomicU32; 8]; 32]>,
     failed: AtomicBool,
 }
@@ -89,16 +88,6 @@ struct Block {
 unsafe fn hook_barrier(block: *const ()) {
     let block = unsafe { &*(block as *const Block) };
     block.block_barrier.wait(&block.failed);
-}
-
-unsafe fn hook_shuffle(block: *const (), warp: u32, lane: u32, value: u32, source_lane: u32) -> u32 {
-    let block = unsafe { &*(block as *const Block) };
-    let (slots, barrier) = (&block.lanes[warp as usize], &block.warp_barriers[warp as usize]);
-    slots[lane as usize].store(value, Ordering::SeqCst);
-    barrier.wait(&block.failed);
-    let out = slots[(source_lane % 32) as usize].load(Ordering::SeqCst);
-    barrier.wait(&block.failed);
-    out
 }
 
 unsafe fn hook_exchange(block: *const (), warp: u32, lane: u32, values: [u32; 8]) -> emulated::WarpValues {
@@ -131,7 +120,6 @@ pub unsafe fn launch(shape: LaunchShape, kernel: impl Fn()) -> Result<(), String
     let block = Block {
         block_barrier: Barrier::new(threads),
         warp_barriers: (0..warps).map(|w| Barrier::new((threads - 32 * w).min(32))).collect(),
-        lanes: (0..warps).map(|_| std::array::from_fn(|_| AtomicU32::new(0))).collect(),
         exchange_slots: (0..warps).map(|_| std::array::from_fn(|_| std::array::from_fn(|_| AtomicU32::new(0)))).collect(),
         failed: AtomicBool::new(false),
     };
@@ -139,7 +127,7 @@ pub unsafe fn launch(shape: LaunchShape, kernel: impl Fn()) -> Result<(), String
     let mut shared = vec![0u128; (shape.shared_bytes as usize).div_ceil(16)];
     let shared_ptr = AssertSync(shared.as_mut_ptr() as *mut u8);
     let kernel = AssertSync(kernel);
-    let hooks = BlockHooks { block: &block as *const Block as *const (), barrier: hook_barrier, shuffle: hook_shuffle, exchange: hook_exchange };
+    let hooks = BlockHooks { block: &block as *const Block as *const (), barrier: hook_barrier, exchange: hook_exchange };
     let hooks = AssertSync(hooks);
 
     let grid = shape.grid;

@@ -17,11 +17,9 @@ pub struct BlockHooks {
     pub block: *const (),
     /// Waits until every thread of the block has arrived.
     pub barrier: unsafe fn(block: *const ()),
-    /// Publishes `value` for this lane, waits for the whole warp, and returns
-    /// the value published by `source_lane`.
-    pub shuffle: unsafe fn(block: *const (), warp: u32, lane: u32, value: u32, source_lane: u32) -> u32,
     /// Publishes `values` for this lane, waits for the whole warp, and
-    /// returns every lane's values (the tensor-core emulation's gather).
+    /// returns every lane's values: warp shuffles read one of them, the
+    /// tensor-core emulation all.
     pub exchange: unsafe fn(block: *const (), warp: u32, lane: u32, values: [u32; 8]) -> WarpValues,
 }
 
@@ -66,11 +64,7 @@ pub(crate) fn barrier() {
 }
 
 pub(crate) fn shuffle(value: u32, source_lane: u32) -> u32 {
-    let hooks = current().hooks;
-    let rank = super::thread_rank();
-    unsafe {
-        (hooks.shuffle)(hooks.block, rank / super::WARP_SIZE, rank % super::WARP_SIZE, value, source_lane)
-    }
+    warp_exchange([value, 0, 0, 0, 0, 0, 0, 0])[(source_lane % super::WARP_SIZE) as usize][0]
 }
 
 pub(crate) fn warp_exchange(values: [u32; 8]) -> WarpValues {
