@@ -35,6 +35,7 @@ fn main() {
 
     println!("cargo:rerun-if-changed=kernels-gpu/src");
     println!("cargo:rerun-if-changed=kernels-gpu/Cargo.toml");
+    println!("cargo:rerun-if-changed=kernels-macros/src");
     println!("cargo:rerun-if-changed=tools/ptx-link.sh");
     println!("cargo:rerun-if-env-changed=PTX_LADDER_ARCH");
     println!("cargo:rustc-env=PTX_LADDER_ARCH={arch}");

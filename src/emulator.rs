@@ -9,7 +9,8 @@
 
 use kernels_gpu::gpu::Dim3;
 use kernels_gpu::gpu::emulated::{self, BlockHooks, ThreadContext};
-use kernels_gpu::matmul::{GemmKernel, LaunchShape};
+use kernels_gpu::launch::LaunchShape;
+use kernels_gpu::matmul::GemmKernel;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};

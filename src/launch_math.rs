@@ -7,7 +7,7 @@
 
 use crate::error::{Error, Result};
 use kernels_gpu::gpu::Dim3;
-use kernels_gpu::matmul::LaunchShape;
+use kernels_gpu::launch::LaunchShape;
 
 /// Limits that apply to every launch on current NVIDIA GPUs (compute
 /// capability 3.0 and newer). The device's own values are checked again at

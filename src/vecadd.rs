@@ -27,8 +27,8 @@ impl Variant {
 
     pub fn kernel(self) -> &'static str {
         match self {
-            Variant::OnePerThread => VEC_ADD,
-            Variant::FourPerThread => VEC_ADD_X4,
+            Variant::OnePerThread => VEC_ADD.name(),
+            Variant::FourPerThread => VEC_ADD_X4.name(),
         }
     }
 

@@ -5,7 +5,7 @@
 
 use kernels_gpu::gpu::Dim3;
 use kernels_gpu::labs::{banks, reduce, warps};
-use kernels_gpu::matmul::LaunchShape;
+use kernels_gpu::launch::LaunchShape;
 use ptx_ladder::emulator::{AlignedBuffer, launch};
 use ptx_ladder::random::uniform;
 

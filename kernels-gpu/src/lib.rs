@@ -7,6 +7,10 @@
 //!   tile sizes and launch shapes by construction, and so the tests can run
 //!   each kernel on the CPU through the emulated helpers in [`gpu`].
 //!
+//! Kernels are declared with `#[kernel]` (crate `kernels-macros`): an
+//! exported PTX entry on the GPU, a plain `unsafe fn` on the host, and a
+//! typed [`launch::Kernel`] handle for both.
+//!
 //! Kernels never touch `core::arch::nvptx` directly: indices, barriers,
 //! shared memory, warp shuffles and special loads all go through [`gpu`], so a
 //! kernel reads like the algorithm it implements.
@@ -37,29 +41,9 @@
 // and the kernels are kept byte for byte as they were measured on the H200.
 #![allow(clippy::manual_is_multiple_of)]
 
-/// Declares a kernel once for both builds: an exported `ptx-kernel` entry
-/// point on the GPU, and a plain `unsafe fn` of the same name on the host,
-/// which the CPU emulator calls once per simulated thread.
-macro_rules! kernel {
-    ($(#[$attr:meta])* pub fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $body:block) => {
-        $(#[$attr])*
-        #[cfg(target_arch = "nvptx64")]
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $name($($arg: $ty),*) $body
-
-        $(#[$attr])*
-        ///
-        /// # Safety
-        /// Run only through a launch (or the CPU emulator) with the shape its
-        /// module computes, and with pointers to device buffers as large as
-        /// the kernel reads and writes.
-        #[cfg(not(target_arch = "nvptx64"))]
-        pub unsafe fn $name($($arg: $ty),*) $body
-    };
-}
-
 pub mod gpu;
 pub mod labs;
+pub mod launch;
 pub mod matmul;
 pub mod vecadd;
 

@@ -13,38 +13,33 @@
 //! many requests going, while four floats per load can.
 
 use crate::gpu::{self, load_f32x4, store_f32x4};
+use kernels_macros::kernel;
 
-/// Kernel names in the PTX module.
-pub const VEC_ADD: &str = "vec_add";
-pub const VEC_ADD_X4: &str = "vec_add_x4";
-
-kernel! {
-    /// `c[i] = a[i] + b[i]` for `i < n`, one thread per element.
-    pub fn vec_add(a: *const f32, b: *const f32, c: *mut f32, n: u32) {
-        let i = gpu::global_x();
-        if i < n {
-            let i = i as usize;
-            unsafe { *c.add(i) = *a.add(i) + *b.add(i) };
-        }
+/// `c[i] = a[i] + b[i]` for `i < n`, one thread per element.
+#[kernel]
+pub unsafe fn vec_add(a: *const f32, b: *const f32, c: *mut f32, n: u32) {
+    let i = gpu::global_x();
+    if i < n {
+        let i = i as usize;
+        unsafe { *c.add(i) = *a.add(i) + *b.add(i) };
     }
 }
 
-kernel! {
-    /// `c[i] = a[i] + b[i]` for `i < n`, four elements per thread; the
-    /// arrays must be 16-byte aligned (as `cudaMalloc` returns them).
-    pub fn vec_add_x4(a: *const f32, b: *const f32, c: *mut f32, n: u32) {
-        let first = gpu::global_x() as usize * 4;
-        let n = n as usize;
-        if first + 4 <= n {
-            unsafe {
-                let (x, y) = (load_f32x4(a.add(first)), load_f32x4(b.add(first)));
-                store_f32x4(c.add(first), [x[0] + y[0], x[1] + y[1], x[2] + y[2], x[3] + y[3]]);
-            }
-        } else {
-            // The last thread may own 1-3 leftover elements.
-            for i in first..n {
-                unsafe { *c.add(i) = *a.add(i) + *b.add(i) };
-            }
+/// `c[i] = a[i] + b[i]` for `i < n`, four elements per thread; the
+/// arrays must be 16-byte aligned (as `cudaMalloc` returns them).
+#[kernel]
+pub unsafe fn vec_add_x4(a: *const f32, b: *const f32, c: *mut f32, n: u32) {
+    let first = gpu::global_x() as usize * 4;
+    let n = n as usize;
+    if first + 4 <= n {
+        unsafe {
+            let (x, y) = (load_f32x4(a.add(first)), load_f32x4(b.add(first)));
+            store_f32x4(c.add(first), [x[0] + y[0], x[1] + y[1], x[2] + y[2], x[3] + y[3]]);
+        }
+    } else {
+        // The last thread may own 1-3 leftover elements.
+        for i in first..n {
+            unsafe { *c.add(i) = *a.add(i) + *b.add(i) };
         }
     }
 }

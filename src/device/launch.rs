@@ -7,7 +7,8 @@ use super::Gpu;
 use crate::error::{Context as _, Error, Result};
 use cust::function::{BlockSize, Function, FunctionAttribute, GridSize};
 use cust::memory::{DeviceBuffer, DeviceCopy, DevicePointer};
-use kernels_gpu::matmul::{GemmKernel, LaunchShape};
+use kernels_gpu::launch::LaunchShape;
+use kernels_gpu::matmul::GemmKernel;
 use std::ffi::c_void;
 
 /// What the compiler gave a kernel, as the driver reports it.

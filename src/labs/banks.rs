@@ -6,7 +6,7 @@ use crate::device::{Gpu, Timing, arg, pointer};
 use crate::error::{Error, Result};
 use kernels_gpu::gpu::Dim3;
 use kernels_gpu::labs::banks::{LOADS_PER_ROUND, MAX_ROUNDS, THREADS, TILE_FLOATS, kernel_name, word};
-use kernels_gpu::matmul::LaunchShape;
+use kernels_gpu::launch::LaunchShape;
 
 pub struct PatternRow {
     pub pattern: Pattern,

@@ -56,7 +56,7 @@ pub fn run(gpu: &Gpu, strides: &[u32], floats: u64, reps: u32, progress: &mut dy
         let (mut src, mut dst, mut count, mut step) = (pointer(&d_input), pointer(&d_output), threads, stride);
         let params = [arg(&mut src), arg(&mut dst), arg(&mut count), arg(&mut step)];
         gpu.poison(&mut d_output)?;
-        gpu.launch(STRIDED_READ, shape, &params)?;
+        gpu.launch(STRIDED_READ.name(), shape, &params)?;
         let mut out = vec![0.0f32; threads as usize];
         gpu.download(&d_output, &mut out, "output")?;
         for (t, &got) in out.iter().enumerate() {
@@ -68,7 +68,7 @@ pub fn run(gpu: &Gpu, strides: &[u32], floats: u64, reps: u32, progress: &mut dy
                 return Err(Error::new(format!("stride {stride}: thread {t} summed {got}, expected {want}")));
             }
         }
-        let timing = gpu.time(2, reps, || gpu.launch(STRIDED_READ, shape, &params))?;
+        let timing = gpu.time(2, reps, || gpu.launch(STRIDED_READ.name(), shape, &params))?;
         let useful = threads as f64 * READS_PER_THREAD as f64 * 4.0;
         let useful_gbps = timing.billions_per_second(useful);
         let base = rows.first().map_or(useful_gbps / efficiency(stride), |r| r.useful_gbps / r.efficiency);

@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 use crate::random::Rng;
 use kernels_gpu::gpu::Dim3;
 use kernels_gpu::labs::divergence::{ALTERNATE_WARPS, BY_BLOCK, EVEN_ODD_LANE, kernel_name};
-use kernels_gpu::matmul::LaunchShape;
+use kernels_gpu::launch::LaunchShape;
 
 pub const THREADS: u32 = 256;
 const BLOCKS_PER_SM: u32 = 16;

@@ -7,7 +7,8 @@ use crate::error::{Error, Result};
 use crate::random::uniform;
 use kernels_gpu::gpu::Dim3;
 use kernels_gpu::labs::occupancy::{OCCUPANCY_COPY, THREADS};
-use kernels_gpu::matmul::{KERNELS, LaunchShape};
+use kernels_gpu::launch::LaunchShape;
+use kernels_gpu::matmul::KERNELS;
 
 /// The calculator's architecture for this GPU.
 pub fn arch_of(gpu: &Gpu) -> Result<&'static Arch> {
@@ -37,9 +38,9 @@ pub fn kernels(gpu: &Gpu) -> Result<Vec<KernelRow>> {
     let arch = arch_of(gpu)?;
     let mut launches: Vec<(&'static str, LaunchShape)> = KERNELS.iter().map(|k| (k.name, (k.launch)(4096, 4096))).collect();
     let block = |threads| LaunchShape { grid: Dim3::new(1, 1, 1), block: Dim3::new(threads, 1, 1), shared_bytes: 0 };
-    launches.push((kernels_gpu::vecadd::VEC_ADD, block(256)));
-    launches.push((kernels_gpu::vecadd::VEC_ADD_X4, block(256)));
-    launches.push((OCCUPANCY_COPY, block(THREADS)));
+    launches.push((kernels_gpu::vecadd::VEC_ADD.name(), block(256)));
+    launches.push((kernels_gpu::vecadd::VEC_ADD_X4.name(), block(256)));
+    launches.push((OCCUPANCY_COPY.name(), block(THREADS)));
     launches
         .into_iter()
         .map(|(name, shape)| {
@@ -109,7 +110,7 @@ pub fn latency(gpu: &Gpu, floats: u64, reps: u32, progress: &mut dyn FnMut(&str)
     for blocks in 1..=max_blocks {
         let shared = reservation(gpu, blocks);
         let shape = LaunchShape { grid: Dim3::new(gpu.info.multiprocessors * blocks, 1, 1), block: Dim3::new(THREADS, 1, 1), shared_bytes: shared };
-        let resident = gpu.resident_blocks(OCCUPANCY_COPY, shape)?;
+        let resident = gpu.resident_blocks(OCCUPANCY_COPY.name(), shape)?;
         if resident != blocks {
             return Err(Error::new(format!("reserving {shared} B should leave {blocks} blocks per SM, the driver says {resident}")));
         }
@@ -117,13 +118,13 @@ pub fn latency(gpu: &Gpu, floats: u64, reps: u32, progress: &mut dyn FnMut(&str)
         let (mut s, mut d, mut quads) = (pointer(&src), pointer(&dst), (floats / 4) as u32);
         let params = [arg(&mut s), arg(&mut d), arg(&mut quads)];
         gpu.poison(&mut dst)?;
-        gpu.launch(OCCUPANCY_COPY, shape, &params)?;
+        gpu.launch(OCCUPANCY_COPY.name(), shape, &params)?;
         let mut copied = vec![0.0f32; floats as usize];
         gpu.download(&dst, &mut copied, "copy")?;
         if let Some(i) = copied.iter().zip(&input).position(|(a, b)| a.to_bits() != b.to_bits()) {
             return Err(Error::new(format!("copy with {blocks} blocks/SM differs at element {i}")));
         }
-        let timing = gpu.time(2, reps, || gpu.launch(OCCUPANCY_COPY, shape, &params))?;
+        let timing = gpu.time(2, reps, || gpu.launch(OCCUPANCY_COPY.name(), shape, &params))?;
         rows.push(LatencyRow {
             blocks_per_sm: blocks,
             occupancy: (blocks * THREADS / 32) as f64 / gpu.info.max_warps_per_multiprocessor() as f64,

@@ -8,7 +8,7 @@ use crate::random::uniform;
 use cust::memory::{AsyncCopyDestination, DeviceBuffer, DeviceSlice};
 use kernels_gpu::gpu::Dim3;
 use kernels_gpu::labs::reduce::{ATOMIC, GLOBAL_PASS, SHARED_TREE, THREADS, WARP_SHUFFLE};
-use kernels_gpu::matmul::LaunchShape;
+use kernels_gpu::launch::LaunchShape;
 
 /// A float sum depends on the order of the additions; any order lands
 /// within this many units of Σ|x| of the exact sum (log2(n) rounding steps of

@@ -6,7 +6,7 @@ use crate::error::{Context as _, Error, Result};
 use cust::memory::{CopyDestination, DeviceBuffer};
 use kernels_gpu::gpu::Dim3;
 use kernels_gpu::labs::warps::WARP_LANES;
-use kernels_gpu::matmul::LaunchShape;
+use kernels_gpu::launch::LaunchShape;
 
 /// Launches one block of shape `block` and checks that every thread's
 /// hardware lane is its linear rank (x fastest, then y, then z) mod 32,
@@ -17,7 +17,7 @@ pub fn check(gpu: &Gpu, (x, y, z): (u32, u32, u32)) -> Result<u32> {
     let shape = LaunchShape { grid: Dim3::new(1, 1, 1), block: Dim3::new(x, y, z), shared_bytes: 0 };
     let lanes = DeviceBuffer::<u32>::from_slice(&vec![u32::MAX; threads as usize]).context("allocating lane numbers")?;
     let mut out = pointer(&lanes);
-    gpu.launch(WARP_LANES, shape, &[arg(&mut out)])?;
+    gpu.launch(WARP_LANES.name(), shape, &[arg(&mut out)])?;
     gpu.synchronize()?;
     let mut got = vec![0u32; threads as usize];
     lanes.copy_to(&mut got[..]).context("copying lane numbers back")?;

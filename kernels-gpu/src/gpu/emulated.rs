@@ -53,9 +53,7 @@ pub fn leave() {
 }
 
 pub(crate) fn current() -> ThreadContext {
-    CONTEXT
-        .get()
-        .expect("a GPU helper was called outside an emulated launch")
+    CONTEXT.get().expect("a GPU helper was called outside an emulated launch")
 }
 
 pub(crate) fn barrier() {

@@ -3,6 +3,7 @@
 //! (`ptx_ladder::labs::models::banks`) use the very same ones.
 
 use crate::gpu;
+use kernels_macros::kernel;
 
 /// Access patterns, as kernel parameters.
 pub const ROW: u32 = 0;
@@ -79,10 +80,9 @@ unsafe fn body<const PATTERN: u32>(out: *mut f32, rounds: u32) {
 
 macro_rules! bank_kernels {
     ($($name:ident = $pattern:expr;)*) => {$(
-        kernel! {
-            pub fn $name(out: *mut f32, rounds: u32) {
-                unsafe { body::<{ $pattern }>(out, rounds) }
-            }
+        #[kernel]
+        pub unsafe fn $name(out: *mut f32, rounds: u32) {
+            unsafe { body::<{ $pattern }>(out, rounds) }
         }
     )*};
 }

@@ -2,25 +2,24 @@
 //! apart its 32 lanes read decides how many bytes move for the 128 it uses.
 
 use crate::gpu;
+use kernels_macros::kernel;
 
-pub const STRIDED_READ: &str = "strided_read";
 /// Loads per thread; each thread writes one sum, so writes stay a small,
 /// constant part of the traffic.
 pub const READS_PER_THREAD: u32 = 8;
 
-kernel! {
-    /// Thread t of `threads` sums `input[(t + j * threads) * stride]` for
-    /// j in 0..READS_PER_THREAD into `output[t]`: at every j the lanes of a
-    /// warp read floats `stride` apart.
-    pub fn strided_read(input: *const f32, output: *mut f32, threads: u32, stride: u32) {
-        let t = gpu::global_x();
-        if t < threads {
-            let mut sum = 0.0f32;
-            for j in 0..READS_PER_THREAD {
-                let index = (t + j * threads) as usize * stride as usize;
-                sum += unsafe { *input.add(index) };
-            }
-            unsafe { *output.add(t as usize) = sum };
+/// Thread t of `threads` sums `input[(t + j * threads) * stride]` for
+/// j in 0..READS_PER_THREAD into `output[t]`: at every j the lanes of a
+/// warp read floats `stride` apart.
+#[kernel]
+pub unsafe fn strided_read(input: *const f32, output: *mut f32, threads: u32, stride: u32) {
+    let t = gpu::global_x();
+    if t < threads {
+        let mut sum = 0.0f32;
+        for j in 0..READS_PER_THREAD {
+            let index = (t + j * threads) as usize * stride as usize;
+            sum += unsafe { *input.add(index) };
         }
+        unsafe { *output.add(t as usize) = sum };
     }
 }

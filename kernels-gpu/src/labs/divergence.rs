@@ -3,6 +3,7 @@
 //! differently so the compiler cannot merge them into one.
 
 use crate::gpu;
+use kernels_macros::kernel;
 
 pub const EVEN_ODD_LANE: u32 = 0;
 pub const ALTERNATE_WARPS: u32 = 1;
@@ -42,10 +43,9 @@ unsafe fn body<const PATTERN: u32>(out: *mut f32, work: u32) {
 
 macro_rules! branch_kernels {
     ($($name:ident = $pattern:expr;)*) => {$(
-        kernel! {
-            pub fn $name(out: *mut f32, work: u32) {
-                unsafe { body::<{ $pattern }>(out, work) }
-            }
+        #[kernel]
+        pub unsafe fn $name(out: *mut f32, work: u32) {
+            unsafe { body::<{ $pattern }>(out, work) }
         }
     )*};
 }

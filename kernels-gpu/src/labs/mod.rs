@@ -11,7 +11,7 @@ pub mod warps;
 
 /// Every lab kernel's entry point in the PTX module.
 pub const KERNEL_NAMES: &[&str] = &[
-    coalesce::STRIDED_READ,
+    coalesce::STRIDED_READ.name(),
     banks::kernel_name(banks::ROW),
     banks::kernel_name(banks::COLUMN),
     banks::kernel_name(banks::PADDED_COLUMN),
@@ -25,6 +25,6 @@ pub const KERNEL_NAMES: &[&str] = &[
     reduce::SHARED_TREE,
     reduce::WARP_SHUFFLE,
     reduce::ATOMIC,
-    occupancy::OCCUPANCY_COPY,
-    warps::WARP_LANES,
+    occupancy::OCCUPANCY_COPY.name(),
+    warps::WARP_LANES.name(),
 ];

@@ -4,6 +4,7 @@
 //! threads of the block, or the block waits forever.
 
 use crate::gpu;
+use kernels_macros::kernel;
 
 /// Threads per block for the block-level kernels.
 pub const THREADS: u32 = 256;
@@ -13,18 +14,17 @@ pub const SHARED_TREE: &str = "reduce_shared_tree";
 pub const WARP_SHUFFLE: &str = "reduce_warp_shuffle";
 pub const ATOMIC: &str = "reduce_atomic";
 
-kernel! {
-    /// One level of a tree in global memory: halves `count` values,
-    /// `dst[i] = src[i] + src[i + half]` with `half = ceil(count / 2)` (the
-    /// odd one out is copied). May run in place (`dst == src`): thread i
-    /// only reads indices i and i + half, and only writes i.
-    pub fn reduce_global_pass(src: *const f32, dst: *mut f32, count: u32) {
-        let half = count.div_ceil(2);
-        let i = gpu::global_x();
-        if i < half {
-            let pair = if i + half < count { unsafe { *src.add((i + half) as usize) } } else { 0.0 };
-            unsafe { *dst.add(i as usize) = *src.add(i as usize) + pair };
-        }
+/// One level of a tree in global memory: halves `count` values,
+/// `dst[i] = src[i] + src[i + half]` with `half = ceil(count / 2)` (the
+/// odd one out is copied). May run in place (`dst == src`): thread i
+/// only reads indices i and i + half, and only writes i.
+#[kernel]
+pub unsafe fn reduce_global_pass(src: *const f32, dst: *mut f32, count: u32) {
+    let half = count.div_ceil(2);
+    let i = gpu::global_x();
+    if i < half {
+        let pair = if i + half < count { unsafe { *src.add((i + half) as usize) } } else { 0.0 };
+        unsafe { *dst.add(i as usize) = *src.add(i as usize) + pair };
     }
 }
 
@@ -51,27 +51,26 @@ fn thread_sum(src: *const f32, n: u32) -> f32 {
     sum
 }
 
-kernel! {
-    /// Grid-stride sums, then a tree in shared memory: at each level the
-    /// lower half of the active threads adds the upper half. Writes one
-    /// partial sum per block to `dst[blockIdx.x]`.
-    pub fn reduce_shared_tree(src: *const f32, dst: *mut f32, n: u32) {
-        let partial = gpu::dynamic_shared::<f32>();
-        let t = gpu::thread_idx().x;
-        unsafe { *partial.add(t as usize) = thread_sum(src, n) };
+/// Grid-stride sums, then a tree in shared memory: at each level the
+/// lower half of the active threads adds the upper half. Writes one
+/// partial sum per block to `dst[blockIdx.x]`.
+#[kernel]
+pub unsafe fn reduce_shared_tree(src: *const f32, dst: *mut f32, n: u32) {
+    let partial = gpu::dynamic_shared::<f32>();
+    let t = gpu::thread_idx().x;
+    unsafe { *partial.add(t as usize) = thread_sum(src, n) };
+    gpu::sync_threads();
+    let mut active = THREADS / 2;
+    while active > 0 {
+        if t < active {
+            unsafe { *partial.add(t as usize) += *partial.add((t + active) as usize) };
+        }
+        // Outside the `if`: every thread of the block reaches it.
         gpu::sync_threads();
-        let mut active = THREADS / 2;
-        while active > 0 {
-            if t < active {
-                unsafe { *partial.add(t as usize) += *partial.add((t + active) as usize) };
-            }
-            // Outside the `if`: every thread of the block reaches it.
-            gpu::sync_threads();
-            active /= 2;
-        }
-        if t == 0 {
-            unsafe { *dst.add(gpu::block_idx().x as usize) = *partial };
-        }
+        active /= 2;
+    }
+    if t == 0 {
+        unsafe { *dst.add(gpu::block_idx().x as usize) = *partial };
     }
 }
 
@@ -94,26 +93,24 @@ fn block_sum(value: f32) -> f32 {
     gpu::warp_sum(mine)
 }
 
-kernel! {
-    /// Grid-stride sums, reduced inside each warp with shuffles (no shared
-    /// memory, no barrier), then across the block's 8 warps. Writes one
-    /// partial sum per block to `dst[blockIdx.x]`.
-    pub fn reduce_warp_shuffle(src: *const f32, dst: *mut f32, n: u32) {
-        let total = block_sum(thread_sum(src, n));
-        if gpu::thread_idx().x == 0 {
-            unsafe { *dst.add(gpu::block_idx().x as usize) = total };
-        }
+/// Grid-stride sums, reduced inside each warp with shuffles (no shared
+/// memory, no barrier), then across the block's 8 warps. Writes one
+/// partial sum per block to `dst[blockIdx.x]`.
+#[kernel]
+pub unsafe fn reduce_warp_shuffle(src: *const f32, dst: *mut f32, n: u32) {
+    let total = block_sum(thread_sum(src, n));
+    if gpu::thread_idx().x == 0 {
+        unsafe { *dst.add(gpu::block_idx().x as usize) = total };
     }
 }
 
-kernel! {
-    /// As `reduce_warp_shuffle`, but each block adds its sum straight into
-    /// `*dst` with one atomic add: one launch, no second pass. `*dst` must
-    /// start at zero.
-    pub fn reduce_atomic(src: *const f32, dst: *mut f32, n: u32) {
-        let total = block_sum(thread_sum(src, n));
-        if gpu::thread_idx().x == 0 {
-            unsafe { gpu::atomic_add_f32(dst, total) };
-        }
+/// As `reduce_warp_shuffle`, but each block adds its sum straight into
+/// `*dst` with one atomic add: one launch, no second pass. `*dst` must
+/// start at zero.
+#[kernel]
+pub unsafe fn reduce_atomic(src: *const f32, dst: *mut f32, n: u32) {
+    let total = block_sum(thread_sum(src, n));
+    if gpu::thread_idx().x == 0 {
+        unsafe { gpu::atomic_add_f32(dst, total) };
     }
 }

@@ -1,8 +1,7 @@
 //! Warp formation: which lane of which warp each thread of a block becomes.
 
 use crate::gpu;
-
-pub const WARP_LANES: &str = "warp_lanes";
+use kernels_macros::kernel;
 
 /// The hardware's lane number of the calling thread (`%laneid`).
 #[inline(always)]
@@ -17,10 +16,9 @@ fn hardware_lane() -> u32 {
     gpu::lane_id()
 }
 
-kernel! {
-    /// `out[rank] = lane` for every thread of one block, where rank is the
-    /// thread's linear number (x fastest) and lane what the hardware says.
-    pub fn warp_lanes(out: *mut u32) {
-        unsafe { *out.add(gpu::thread_rank() as usize) = hardware_lane() };
-    }
+/// `out[rank] = lane` for every thread of one block, where rank is the
+/// thread's linear number (x fastest) and lane what the hardware says.
+#[kernel]
+pub unsafe fn warp_lanes(out: *mut u32) {
+    unsafe { *out.add(gpu::thread_rank() as usize) = hardware_lane() };
 }

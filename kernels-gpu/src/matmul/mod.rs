@@ -7,7 +7,7 @@
 //! As in BLAS, `beta == 0` means C is only written, never read, so C may hold
 //! anything (NaN poison included) before the call.
 
-use crate::gpu::Dim3;
+use crate::launch::LaunchShape;
 
 /// Signature shared by every SGEMM kernel: `(m, n, k, alpha, a, b, beta, c)`.
 pub type GemmFn = unsafe fn(u32, u32, u32, f32, *const f32, *const f32, f32, *mut f32);
@@ -89,32 +89,3 @@ pub const KERNELS: &[GemmKernel] = &{
     }
     all
 };
-
-/// Grid, block and dynamic shared memory of one launch, computed in the
-/// device crate so host and kernel agree on them by construction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LaunchShape {
-    pub grid: Dim3,
-    pub block: Dim3,
-    pub shared_bytes: u32,
-}
-
-/// Tiles of `tile` needed to cover `extent` (the round-up every launch makes).
-pub const fn tiles(extent: u32, tile: u32) -> u32 {
-    extent.div_ceil(tile)
-}
-
-/// The usual shape of a tiled GEMM launch: one block per `tile_m`×`tile_n`
-/// tile of C, x over column tiles (so neighbouring blocks share rows of A).
-pub const fn tiled_launch(m: u32, n: u32, tile_m: u32, tile_n: u32, threads: u32, shared_bytes: u32) -> LaunchShape {
-    LaunchShape {
-        grid: Dim3::new(tiles(n, tile_n), tiles(m, tile_m), 1),
-        block: Dim3::new(threads, 1, 1),
-        shared_bytes,
-    }
-}
-
-/// Bytes of `floats` f32 values.
-pub const fn float_bytes(floats: u32) -> u32 {
-    floats * core::mem::size_of::<f32>() as u32
-}

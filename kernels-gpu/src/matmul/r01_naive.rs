@@ -6,8 +6,10 @@
 //! of C: every lane needs its own 32-byte sector, so a warp moves up to 32
 //! times the bytes it uses. This is the baseline the next rungs fix.
 
-use super::{LaunchShape, epilogue::store_scalar, tiles};
+use super::epilogue::store_scalar;
 use crate::gpu::{self, Dim3};
+use crate::launch::{LaunchShape, tile_count};
+use kernels_macros::kernel;
 
 pub const KERNEL: super::GemmKernel = gemm_kernel!(sgemm_naive, launch);
 /// Threads per block along each of x and y.
@@ -16,26 +18,25 @@ pub const BLOCK_EDGE: u32 = 32;
 /// One thread per element of C: x over rows, y over columns.
 pub const fn launch(m: u32, n: u32) -> LaunchShape {
     LaunchShape {
-        grid: Dim3::new(tiles(m, BLOCK_EDGE), tiles(n, BLOCK_EDGE), 1),
+        grid: Dim3::new(tile_count(m, BLOCK_EDGE), tile_count(n, BLOCK_EDGE), 1),
         block: Dim3::new(BLOCK_EDGE, BLOCK_EDGE, 1),
         shared_bytes: 0,
     }
 }
 
-kernel! {
-    pub fn sgemm_naive(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
-        let row = gpu::global_x();
-        let col = gpu::global_y();
-        if row < m && col < n {
-            let mut acc = 0.0f32;
-            for i in 0..k as usize {
-                unsafe {
-                    let a_ik = *a.add(row as usize * k as usize + i);
-                    let b_kj = *b.add(i * n as usize + col as usize);
-                    acc = gpu::fma(a_ik, b_kj, acc);
-                }
+#[kernel]
+pub unsafe fn sgemm_naive(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
+    let row = gpu::global_x();
+    let col = gpu::global_y();
+    if row < m && col < n {
+        let mut acc = 0.0f32;
+        for i in 0..k as usize {
+            unsafe {
+                let a_ik = *a.add(row as usize * k as usize + i);
+                let b_kj = *b.add(i * n as usize + col as usize);
+                acc = gpu::fma(a_ik, b_kj, acc);
             }
-            unsafe { store_scalar(c, row as usize * n as usize + col as usize, alpha, acc, beta) };
         }
+        unsafe { store_scalar(c, row as usize * n as usize + col as usize, alpha, acc, beta) };
     }
 }

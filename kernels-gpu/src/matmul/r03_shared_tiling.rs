@@ -20,8 +20,10 @@
 //! address is one wide multiply-add; 64-bit index arithmetic made each a
 //! chain of four instructions.
 
-use super::{LaunchShape, epilogue::store_scalar, float_bytes, tiled_launch};
+use super::epilogue::store_scalar;
 use crate::gpu::{self, load_f32x4};
+use crate::launch::{LaunchShape, float_bytes, tiled_launch};
+use kernels_macros::kernel;
 
 pub const KERNEL: super::GemmKernel = gemm_kernel!(sgemm_shared_tiling, launch);
 pub const TILE: u32 = 32;
@@ -31,45 +33,44 @@ pub const fn launch(m: u32, n: u32) -> LaunchShape {
     tiled_launch(m, n, TILE, TILE, THREADS, float_bytes(2 * TILE * TILE))
 }
 
-kernel! {
-    pub fn sgemm_shared_tiling(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
-        let a_tile = gpu::dynamic_shared::<f32>();
-        let b_tile = unsafe { a_tile.add((TILE * TILE) as usize) };
+#[kernel]
+pub unsafe fn sgemm_shared_tiling(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
+    let a_tile = gpu::dynamic_shared::<f32>();
+    let b_tile = unsafe { a_tile.add((TILE * TILE) as usize) };
 
-        let t = gpu::thread_idx().x;
-        let (ty, tx) = (t / TILE, t % TILE);
-        let row = gpu::block_idx().y * TILE + ty;
-        let col = gpu::block_idx().x * TILE + tx;
-        let me = (ty * TILE + tx) as usize;
-        // Offsets of this thread's elements of the first tiles of A and B
-        // (wrapping: rows past the matrix are never read).
-        let mut a_at = row.wrapping_mul(k).wrapping_add(tx);
-        let mut b_at = ty.wrapping_mul(n).wrapping_add(col);
+    let t = gpu::thread_idx().x;
+    let (ty, tx) = (t / TILE, t % TILE);
+    let row = gpu::block_idx().y * TILE + ty;
+    let col = gpu::block_idx().x * TILE + tx;
+    let me = (ty * TILE + tx) as usize;
+    // Offsets of this thread's elements of the first tiles of A and B
+    // (wrapping: rows past the matrix are never read).
+    let mut a_at = row.wrapping_mul(k).wrapping_add(tx);
+    let mut b_at = ty.wrapping_mul(n).wrapping_add(col);
 
-        let mut acc = 0.0f32;
-        let mut k0 = 0;
-        while k0 < k {
-            unsafe {
-                // Each thread brings one element of each tile (zero outside).
-                *a_tile.add(me) = if row < m && k0 + tx < k { *a.add(a_at as usize) } else { 0.0 };
-                *b_tile.add(me) = if k0 + ty < k && col < n { *b.add(b_at as usize) } else { 0.0 };
-            }
-            a_at = a_at.wrapping_add(TILE);
-            b_at = b_at.wrapping_add(TILE.wrapping_mul(n));
-            gpu::sync_threads();
-            let a_row = unsafe { a_tile.add((ty * TILE) as usize) };
-            let b_col = unsafe { b_tile.add(tx as usize) };
-            for i in (0..TILE as usize).step_by(4) {
-                let a4 = unsafe { load_f32x4(a_row.add(i)) };
-                for j in 0..4 {
-                    acc = gpu::fma(a4[j], unsafe { *b_col.add((i + j) * TILE as usize) }, acc);
-                }
-            }
-            gpu::sync_threads();
-            k0 += TILE;
+    let mut acc = 0.0f32;
+    let mut k0 = 0;
+    while k0 < k {
+        unsafe {
+            // Each thread brings one element of each tile (zero outside).
+            *a_tile.add(me) = if row < m && k0 + tx < k { *a.add(a_at as usize) } else { 0.0 };
+            *b_tile.add(me) = if k0 + ty < k && col < n { *b.add(b_at as usize) } else { 0.0 };
         }
-        if row < m && col < n {
-            unsafe { store_scalar(c, row as usize * n as usize + col as usize, alpha, acc, beta) };
+        a_at = a_at.wrapping_add(TILE);
+        b_at = b_at.wrapping_add(TILE.wrapping_mul(n));
+        gpu::sync_threads();
+        let a_row = unsafe { a_tile.add((ty * TILE) as usize) };
+        let b_col = unsafe { b_tile.add(tx as usize) };
+        for i in (0..TILE as usize).step_by(4) {
+            let a4 = unsafe { load_f32x4(a_row.add(i)) };
+            for j in 0..4 {
+                acc = gpu::fma(a4[j], unsafe { *b_col.add((i + j) * TILE as usize) }, acc);
+            }
         }
+        gpu::sync_threads();
+        k0 += TILE;
+    }
+    if row < m && col < n {
+        unsafe { store_scalar(c, row as usize * n as usize + col as usize, alpha, acc, beta) };
     }
 }

@@ -9,8 +9,10 @@
 //! block covers a 64×64 tile of C with 512 threads, so each float fetched
 //! from global memory also serves twice as many results.
 
-use super::{LaunchShape, epilogue::store_scalar, float_bytes, tiled_launch, tiles::load_or_zero};
+use super::{epilogue::store_scalar, tiles::load_or_zero};
 use crate::gpu::{self, load_f32x4};
+use crate::launch::{LaunchShape, float_bytes, tiled_launch};
+use kernels_macros::kernel;
 
 pub const KERNEL: super::GemmKernel = gemm_kernel!(sgemm_blocktile_1d, launch);
 pub const TILE_M: u32 = 64;
@@ -26,52 +28,51 @@ pub const fn launch(m: u32, n: u32) -> LaunchShape {
     tiled_launch(m, n, TILE_M, TILE_N, THREADS, float_bytes(TILE_M * TILE_K + TILE_K * TILE_N))
 }
 
-kernel! {
-    pub fn sgemm_blocktile_1d(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
-        let a_tile = gpu::dynamic_shared::<f32>(); // TILE_M × TILE_K
-        let b_tile = unsafe { a_tile.add((TILE_M * TILE_K) as usize) }; // TILE_K × TILE_N
+#[kernel]
+pub unsafe fn sgemm_blocktile_1d(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
+    let a_tile = gpu::dynamic_shared::<f32>(); // TILE_M × TILE_K
+    let b_tile = unsafe { a_tile.add((TILE_M * TILE_K) as usize) }; // TILE_K × TILE_N
 
-        let t = gpu::thread_idx().x;
-        let row0 = gpu::block_idx().y * TILE_M;
-        let col0 = gpu::block_idx().x * TILE_N;
-        // Which column of the tile this thread owns, and which 8 rows.
-        let tile_col = t % TILE_N;
-        let tile_row = (t / TILE_N) * THREAD_M;
-        // Which element of each tile this thread loads (one of each).
-        let (a_r, a_c) = (t / TILE_K, t % TILE_K);
-        let (b_r, b_c) = (t / TILE_N, t % TILE_N);
+    let t = gpu::thread_idx().x;
+    let row0 = gpu::block_idx().y * TILE_M;
+    let col0 = gpu::block_idx().x * TILE_N;
+    // Which column of the tile this thread owns, and which 8 rows.
+    let tile_col = t % TILE_N;
+    let tile_row = (t / TILE_N) * THREAD_M;
+    // Which element of each tile this thread loads (one of each).
+    let (a_r, a_c) = (t / TILE_K, t % TILE_K);
+    let (b_r, b_c) = (t / TILE_N, t % TILE_N);
 
-        let mut acc = [0.0f32; THREAD_M as usize];
-        let mut k0 = 0;
-        while k0 < k {
-            unsafe {
-                *a_tile.add(t as usize) = load_or_zero(a, m, k, row0 + a_r, k0 + a_c);
-                *b_tile.add(t as usize) = load_or_zero(b, k, n, k0 + b_r, col0 + b_c);
-            }
-            gpu::sync_threads();
-            let mut b_column = [0.0f32; TILE_K as usize];
-            for kk in 0..TILE_K as usize {
-                b_column[kk] = unsafe { *b_tile.add(kk * TILE_N as usize + tile_col as usize) };
-            }
-            for r in 0..THREAD_M as usize {
-                let a_row = unsafe { a_tile.add((tile_row as usize + r) * TILE_K as usize) };
-                for quad in 0..TILE_K as usize / 4 {
-                    let a4 = unsafe { load_f32x4(a_row.add(4 * quad)) };
-                    for j in 0..4 {
-                        acc[r] = gpu::fma(a4[j], b_column[4 * quad + j], acc[r]);
-                    }
+    let mut acc = [0.0f32; THREAD_M as usize];
+    let mut k0 = 0;
+    while k0 < k {
+        unsafe {
+            *a_tile.add(t as usize) = load_or_zero(a, m, k, row0 + a_r, k0 + a_c);
+            *b_tile.add(t as usize) = load_or_zero(b, k, n, k0 + b_r, col0 + b_c);
+        }
+        gpu::sync_threads();
+        let mut b_column = [0.0f32; TILE_K as usize];
+        for kk in 0..TILE_K as usize {
+            b_column[kk] = unsafe { *b_tile.add(kk * TILE_N as usize + tile_col as usize) };
+        }
+        for r in 0..THREAD_M as usize {
+            let a_row = unsafe { a_tile.add((tile_row as usize + r) * TILE_K as usize) };
+            for quad in 0..TILE_K as usize / 4 {
+                let a4 = unsafe { load_f32x4(a_row.add(4 * quad)) };
+                for j in 0..4 {
+                    acc[r] = gpu::fma(a4[j], b_column[4 * quad + j], acc[r]);
                 }
             }
-            gpu::sync_threads();
-            k0 += TILE_K;
         }
+        gpu::sync_threads();
+        k0 += TILE_K;
+    }
 
-        let col = col0 + tile_col;
-        for r in 0..THREAD_M {
-            let row = row0 + tile_row + r;
-            if row < m && col < n {
-                unsafe { store_scalar(c, row as usize * n as usize + col as usize, alpha, acc[r as usize], beta) };
-            }
+    let col = col0 + tile_col;
+    for r in 0..THREAD_M {
+        let row = row0 + tile_row + r;
+        if row < m && col < n {
+            unsafe { store_scalar(c, row as usize * n as usize + col as usize, alpha, acc[r as usize], beta) };
         }
     }
 }

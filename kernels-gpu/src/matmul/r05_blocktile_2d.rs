@@ -11,8 +11,10 @@
 //! 2 blocks per SM) ask ptxas for at most 128, so two blocks fit and one can
 //! compute while the other waits at a barrier.
 
-use super::{LaunchShape, epilogue::store_scalar, float_bytes, tiled_launch, tiles::load_or_zero};
+use super::{epilogue::store_scalar, tiles::load_or_zero};
 use crate::gpu;
+use crate::launch::{LaunchShape, float_bytes, tiled_launch};
+use kernels_macros::kernel;
 
 pub const KERNEL: super::GemmKernel = gemm_kernel!(sgemm_blocktile_2d, launch, THREADS, 2);
 pub const TILE_M: u32 = 128;
@@ -30,60 +32,59 @@ pub const fn launch(m: u32, n: u32) -> LaunchShape {
     tiled_launch(m, n, TILE_M, TILE_N, THREADS, float_bytes(TILE_M * TILE_K + TILE_K * TILE_N))
 }
 
-kernel! {
-    pub fn sgemm_blocktile_2d(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
-        let a_tile = gpu::dynamic_shared::<f32>(); // TILE_M × TILE_K
-        let b_tile = unsafe { a_tile.add((TILE_M * TILE_K) as usize) }; // TILE_K × TILE_N
+#[kernel]
+pub unsafe fn sgemm_blocktile_2d(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
+    let a_tile = gpu::dynamic_shared::<f32>(); // TILE_M × TILE_K
+    let b_tile = unsafe { a_tile.add((TILE_M * TILE_K) as usize) }; // TILE_K × TILE_N
 
-        let t = gpu::thread_idx().x;
-        let row0 = gpu::block_idx().y * TILE_M;
-        let col0 = gpu::block_idx().x * TILE_N;
-        let tile_row = (t / (TILE_N / THREAD_N)) * THREAD_M;
-        let tile_col = (t % (TILE_N / THREAD_N)) * THREAD_N;
+    let t = gpu::thread_idx().x;
+    let row0 = gpu::block_idx().y * TILE_M;
+    let col0 = gpu::block_idx().x * TILE_N;
+    let tile_row = (t / (TILE_N / THREAD_N)) * THREAD_M;
+    let tile_col = (t % (TILE_N / THREAD_N)) * THREAD_N;
 
-        let mut acc = [[0.0f32; TN]; TM];
-        let mut a_frag = [0.0f32; TM];
-        let mut b_frag = [0.0f32; TN];
-        let mut k0 = 0;
-        while k0 < k {
-            // The tiles have more elements than the block has threads: each
-            // thread loads every THREADS-th one (a fixed count, so the loop
-            // unrolls and its addresses stay in registers).
-            for j in 0..TILE_M * TILE_K / THREADS {
-                let i = t + j * THREADS;
-                let (r, cc) = (i / TILE_K, i % TILE_K);
-                unsafe { *a_tile.add(i as usize) = load_or_zero(a, m, k, row0 + r, k0 + cc) };
-            }
-            for j in 0..TILE_K * TILE_N / THREADS {
-                let i = t + j * THREADS;
-                let (r, cc) = (i / TILE_N, i % TILE_N);
-                unsafe { *b_tile.add(i as usize) = load_or_zero(b, k, n, k0 + r, col0 + cc) };
-            }
-            gpu::sync_threads();
-            for kk in 0..TILE_K {
-                for r in 0..TM {
-                    a_frag[r] = unsafe { *a_tile.add(((tile_row + r as u32) * TILE_K + kk) as usize) };
-                }
-                for j in 0..TN {
-                    b_frag[j] = unsafe { *b_tile.add((kk * TILE_N + tile_col + j as u32) as usize) };
-                }
-                for r in 0..TM {
-                    for j in 0..TN {
-                        acc[r][j] = gpu::fma(a_frag[r], b_frag[j], acc[r][j]);
-                    }
-                }
-            }
-            gpu::sync_threads();
-            k0 += TILE_K;
+    let mut acc = [[0.0f32; TN]; TM];
+    let mut a_frag = [0.0f32; TM];
+    let mut b_frag = [0.0f32; TN];
+    let mut k0 = 0;
+    while k0 < k {
+        // The tiles have more elements than the block has threads: each
+        // thread loads every THREADS-th one (a fixed count, so the loop
+        // unrolls and its addresses stay in registers).
+        for j in 0..TILE_M * TILE_K / THREADS {
+            let i = t + j * THREADS;
+            let (r, cc) = (i / TILE_K, i % TILE_K);
+            unsafe { *a_tile.add(i as usize) = load_or_zero(a, m, k, row0 + r, k0 + cc) };
         }
-
-        for r in 0..TM {
-            let row = row0 + tile_row + r as u32;
+        for j in 0..TILE_K * TILE_N / THREADS {
+            let i = t + j * THREADS;
+            let (r, cc) = (i / TILE_N, i % TILE_N);
+            unsafe { *b_tile.add(i as usize) = load_or_zero(b, k, n, k0 + r, col0 + cc) };
+        }
+        gpu::sync_threads();
+        for kk in 0..TILE_K {
+            for r in 0..TM {
+                a_frag[r] = unsafe { *a_tile.add(((tile_row + r as u32) * TILE_K + kk) as usize) };
+            }
             for j in 0..TN {
-                let col = col0 + tile_col + j as u32;
-                if row < m && col < n {
-                    unsafe { store_scalar(c, row as usize * n as usize + col as usize, alpha, acc[r][j], beta) };
+                b_frag[j] = unsafe { *b_tile.add((kk * TILE_N + tile_col + j as u32) as usize) };
+            }
+            for r in 0..TM {
+                for j in 0..TN {
+                    acc[r][j] = gpu::fma(a_frag[r], b_frag[j], acc[r][j]);
                 }
+            }
+        }
+        gpu::sync_threads();
+        k0 += TILE_K;
+    }
+
+    for r in 0..TM {
+        let row = row0 + tile_row + r as u32;
+        for j in 0..TN {
+            let col = col0 + tile_col + j as u32;
+            if row < m && col < n {
+                unsafe { store_scalar(c, row as usize * n as usize + col as usize, alpha, acc[r][j], beta) };
             }
         }
     }

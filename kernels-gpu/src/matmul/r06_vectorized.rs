@@ -13,8 +13,9 @@
 
 use super::epilogue::store_row4;
 use super::tiles::load_row4;
-use super::{LaunchShape, float_bytes, tiled_launch};
 use crate::gpu::{self, load_f32x4, store_f32x4};
+use crate::launch::{LaunchShape, float_bytes, tiled_launch};
+use kernels_macros::kernel;
 
 /// Where each element of the two shared tiles lives. Both tiles are k-major:
 /// row `k` of the A tile holds A[row0..row0+TILE_M][k0 + k] (A transposed),
@@ -57,18 +58,18 @@ pub const fn threads(tile_m: u32, tile_n: u32, thread_m: usize, thread_n: usize)
 }
 
 /// Launch shape of [`sgemm_vectorized_body`] for these parameters.
-pub const fn launch_for<L: SharedLayout, const TILE_M: u32, const TILE_N: u32, const TILE_K: u32, const THREAD_M: usize, const THREAD_N: usize>(
+pub const fn launch_for<
+    L: SharedLayout,
+    const TILE_M: u32,
+    const TILE_N: u32,
+    const TILE_K: u32,
+    const THREAD_M: usize,
+    const THREAD_N: usize,
+>(
     m: u32,
     n: u32,
 ) -> LaunchShape {
-    tiled_launch(
-        m,
-        n,
-        TILE_M,
-        TILE_N,
-        threads(TILE_M, TILE_N, THREAD_M, THREAD_N),
-        float_bytes(shared_floats::<L>(TILE_M, TILE_N, TILE_K)),
-    )
+    tiled_launch(m, n, TILE_M, TILE_N, threads(TILE_M, TILE_N, THREAD_M, THREAD_N), float_bytes(shared_floats::<L>(TILE_M, TILE_N, TILE_K)))
 }
 
 /// Copies the A tile (transposed) and the B tile of step `k0` from global
@@ -126,7 +127,14 @@ pub unsafe fn load_tiles<L: SharedLayout>(
 /// Must be launched with [`launch_for`] of the same parameters.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn sgemm_vectorized_body<L: SharedLayout, const TILE_M: u32, const TILE_N: u32, const TILE_K: u32, const THREAD_M: usize, const THREAD_N: usize>(
+pub unsafe fn sgemm_vectorized_body<
+    L: SharedLayout,
+    const TILE_M: u32,
+    const TILE_N: u32,
+    const TILE_K: u32,
+    const THREAD_M: usize,
+    const THREAD_N: usize,
+>(
     m: u32,
     n: u32,
     k: u32,
@@ -211,8 +219,7 @@ pub const KERNEL: super::GemmKernel = gemm_kernel!(
     2
 );
 
-kernel! {
-    pub fn sgemm_vectorized(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
-        unsafe { sgemm_vectorized_body::<Plain, TILE_M, TILE_N, TILE_K, THREAD_M, THREAD_N>(m, n, k, alpha, a, b, beta, c) }
-    }
+#[kernel]
+pub unsafe fn sgemm_vectorized(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
+    unsafe { sgemm_vectorized_body::<Plain, TILE_M, TILE_N, TILE_K, THREAD_M, THREAD_N>(m, n, k, alpha, a, b, beta, c) }
 }

@@ -19,6 +19,7 @@
 //! cover all bank groups. No memory is wasted and both conflicts are gone.
 
 use super::r06_vectorized::{SharedLayout, THREAD_M, THREAD_N, TILE_K, TILE_M, TILE_N, launch_for, sgemm_vectorized_body, threads};
+use kernels_macros::kernel;
 
 /// Rows padded by one 16-byte group.
 pub struct Padded;
@@ -57,14 +58,12 @@ pub const PADDED: super::GemmKernel =
 pub const SWIZZLED: super::GemmKernel =
     gemm_kernel!(sgemm_vectorized_swizzled, launch_for::<Swizzled, TILE_M, TILE_N, TILE_K, THREAD_M, THREAD_N>, THREADS, 2);
 
-kernel! {
-    pub fn sgemm_vectorized_padded(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
-        unsafe { sgemm_vectorized_body::<Padded, TILE_M, TILE_N, TILE_K, THREAD_M, THREAD_N>(m, n, k, alpha, a, b, beta, c) }
-    }
+#[kernel]
+pub unsafe fn sgemm_vectorized_padded(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
+    unsafe { sgemm_vectorized_body::<Padded, TILE_M, TILE_N, TILE_K, THREAD_M, THREAD_N>(m, n, k, alpha, a, b, beta, c) }
 }
 
-kernel! {
-    pub fn sgemm_vectorized_swizzled(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
-        unsafe { sgemm_vectorized_body::<Swizzled, TILE_M, TILE_N, TILE_K, THREAD_M, THREAD_N>(m, n, k, alpha, a, b, beta, c) }
-    }
+#[kernel]
+pub unsafe fn sgemm_vectorized_swizzled(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
+    unsafe { sgemm_vectorized_body::<Swizzled, TILE_M, TILE_N, TILE_K, THREAD_M, THREAD_N>(m, n, k, alpha, a, b, beta, c) }
 }

@@ -9,9 +9,10 @@
 //! sizes are compile-time constants (so accumulators stay in registers), so
 //! each candidate is its own kernel in the PTX module.
 
+use super::GemmKernel;
 use super::r06_vectorized::{launch_for, sgemm_vectorized_body};
 use super::r07_bank_conflicts::Swizzled;
-use super::GemmKernel;
+use kernels_macros::kernel;
 
 /// One candidate: block tile, `tile_k` and thread tile.
 #[derive(Clone, Copy)]
@@ -34,10 +35,9 @@ impl TileConfig {
 macro_rules! tile_configs {
     ($($name:ident: $bm:literal x $bn:literal x $bk:literal, $tm:literal x $tn:literal, $blocks:literal blocks/SM;)*) => {
         $(
-            kernel! {
-                pub fn $name(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
-                    unsafe { sgemm_vectorized_body::<Swizzled, $bm, $bn, $bk, $tm, $tn>(m, n, k, alpha, a, b, beta, c) }
-                }
+            #[kernel]
+            pub unsafe fn $name(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
+                unsafe { sgemm_vectorized_body::<Swizzled, $bm, $bn, $bk, $tm, $tn>(m, n, k, alpha, a, b, beta, c) }
             }
         )*
 

@@ -16,8 +16,9 @@
 use super::epilogue::store_row4;
 use super::r06_vectorized::{SharedLayout, load_tiles, shared_floats};
 use super::r07_bank_conflicts::Swizzled;
-use super::{LaunchShape, float_bytes, tiled_launch};
 use crate::gpu::{self, WARP_SIZE, load_f32x4};
+use crate::launch::{LaunchShape, float_bytes, tiled_launch};
+use kernels_macros::kernel;
 
 /// A thread's results come in squares of `QUAD`×`QUAD`: one 128-bit load of
 /// A and one of B per square and step of k.
@@ -161,10 +162,9 @@ pub unsafe fn store_accumulators<const ITER_M: usize, const ITER_N: usize>(
     }
 }
 
-kernel! {
-    pub fn sgemm_warptiling(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
-        unsafe { sgemm_warptiling_body::<ITER_M, ITER_N>(TILING, m, n, k, alpha, a, b, beta, c) }
-    }
+#[kernel]
+pub unsafe fn sgemm_warptiling(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
+    unsafe { sgemm_warptiling_body::<ITER_M, ITER_N>(TILING, m, n, k, alpha, a, b, beta, c) }
 }
 
 /// Rung 9's kernel for any tiling.

@@ -23,8 +23,9 @@
 use super::r06_vectorized::SharedLayout;
 use super::r07_bank_conflicts::Swizzled;
 use super::r09_warptiling::{Accumulators, QUAD, Tiling, multiply_tile, store_accumulators, thread_origin};
-use super::{LaunchShape, float_bytes, tiled_launch};
 use crate::gpu::{self, cp_async_4, cp_async_16, cp_async_commit, cp_async_wait};
+use crate::launch::{LaunchShape, float_bytes, tiled_launch};
+use kernels_macros::kernel;
 
 pub const TILING: Tiling = Tiling { tile_m: 128, tile_n: 256, tile_k: 8, warp_m: 64, warp_n: 64 };
 pub const ITER_M: usize = 2;
@@ -98,50 +99,49 @@ unsafe fn start_copies(
     }
 }
 
-kernel! {
-    pub fn sgemm_double_buffered(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
-        let shared = gpu::dynamic_shared::<f32>();
-        let stage = |s: u32| unsafe { shared.add((s * STAGE_FLOATS) as usize) };
-        let t = gpu::thread_idx().x;
-        let row0 = gpu::block_idx().y * TILING.tile_m;
-        let col0 = gpu::block_idx().x * TILING.tile_n;
-        let origin = thread_origin::<ITER_M, ITER_N>(TILING, t);
-        let steps = k.div_ceil(TILING.tile_k);
-        // Blocks whose tile lies inside C, with aligned rows of B, copy
-        // without bounds checks except on a partial last step of k.
-        let full_block = row0 + TILING.tile_m <= m && col0 + TILING.tile_n <= n && n % 4 == 0;
-        let copy = |s: u32, step: u32| {
-            let k0 = step * TILING.tile_k;
-            let interior = full_block && k0 + TILING.tile_k <= k;
-            unsafe { start_copies(stage(s), (a, b), (m, n, k), (row0, col0, k0), t, interior) }
-        };
+#[kernel]
+pub unsafe fn sgemm_double_buffered(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
+    let shared = gpu::dynamic_shared::<f32>();
+    let stage = |s: u32| unsafe { shared.add((s * STAGE_FLOATS) as usize) };
+    let t = gpu::thread_idx().x;
+    let row0 = gpu::block_idx().y * TILING.tile_m;
+    let col0 = gpu::block_idx().x * TILING.tile_n;
+    let origin = thread_origin::<ITER_M, ITER_N>(TILING, t);
+    let steps = k.div_ceil(TILING.tile_k);
+    // Blocks whose tile lies inside C, with aligned rows of B, copy
+    // without bounds checks except on a partial last step of k.
+    let full_block = row0 + TILING.tile_m <= m && col0 + TILING.tile_n <= n && n % 4 == 0;
+    let copy = |s: u32, step: u32| {
+        let k0 = step * TILING.tile_k;
+        let interior = full_block && k0 + TILING.tile_k <= k;
+        unsafe { start_copies(stage(s), (a, b), (m, n, k), (row0, col0, k0), t, interior) }
+    };
 
-        // Prologue: the first STAGES-1 steps in flight. Every thread commits
-        // a group per step, even an empty one, so group counts stay aligned.
-        for s in 0..STAGES - 1 {
-            if s < steps {
-                copy(s, s);
-            }
-            cp_async_commit();
+    // Prologue: the first STAGES-1 steps in flight. Every thread commits
+    // a group per step, even an empty one, so group counts stay aligned.
+    for s in 0..STAGES - 1 {
+        if s < steps {
+            copy(s, s);
         }
-
-        let mut acc: Accumulators<ITER_M, ITER_N> = [[[[0.0; QUAD]; ITER_N]; QUAD]; ITER_M];
-        for step in 0..steps {
-            // Step `step` has landed once at most STAGES-2 newer groups are
-            // pending; the barrier makes every thread's copies visible and
-            // guarantees all warps finished computing step-1, whose stage
-            // the next copies overwrite.
-            cp_async_wait::<{ STAGES - 2 }>();
-            gpu::sync_threads();
-            let next = step + STAGES - 1;
-            if next < steps {
-                copy(next % STAGES, next);
-            }
-            cp_async_commit();
-            let current = stage(step % STAGES);
-            let b_tile = unsafe { current.add((TILING.tile_k * TILING.tile_m) as usize) };
-            unsafe { multiply_tile::<Layout, ITER_M, ITER_N>(TILING, current, b_tile, origin, &mut acc) };
-        }
-        unsafe { store_accumulators(TILING, c, (m, n), (row0 + origin.0, col0 + origin.1), alpha, beta, &acc) };
+        cp_async_commit();
     }
+
+    let mut acc: Accumulators<ITER_M, ITER_N> = [[[[0.0; QUAD]; ITER_N]; QUAD]; ITER_M];
+    for step in 0..steps {
+        // Step `step` has landed once at most STAGES-2 newer groups are
+        // pending; the barrier makes every thread's copies visible and
+        // guarantees all warps finished computing step-1, whose stage
+        // the next copies overwrite.
+        cp_async_wait::<{ STAGES - 2 }>();
+        gpu::sync_threads();
+        let next = step + STAGES - 1;
+        if next < steps {
+            copy(next % STAGES, next);
+        }
+        cp_async_commit();
+        let current = stage(step % STAGES);
+        let b_tile = unsafe { current.add((TILING.tile_k * TILING.tile_m) as usize) };
+        unsafe { multiply_tile::<Layout, ITER_M, ITER_N>(TILING, current, b_tile, origin, &mut acc) };
+    }
+    unsafe { store_accumulators(TILING, c, (m, n), (row0 + origin.0, col0 + origin.1), alpha, beta, &acc) };
 }

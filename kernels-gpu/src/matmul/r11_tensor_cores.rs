@@ -25,8 +25,10 @@
 //! One difference from FFMA: an infinite input gives NaN (∞ − ∞ in the
 //! split) where the FFMA rungs give ±∞.
 
-use super::{GemmKernel, LaunchShape, epilogue::store_scalar, float_bytes, tiled_launch};
+use super::{GemmKernel, epilogue::store_scalar};
 use crate::gpu::{self, WARP_SIZE, cp_async_4, cp_async_16, cp_async_commit, cp_async_wait, mma_tf32, split_tf32};
+use crate::launch::{LaunchShape, float_bytes, tiled_launch};
+use kernels_macros::kernel;
 
 /// A block tile of `tile_m`×`tile_n`, `tile_k` deep per pipeline stage,
 /// split among `warps_m`×`warps_n` warps; `stages` tiles in flight.
@@ -285,8 +287,7 @@ pub const fn launch(m: u32, n: u32) -> LaunchShape {
     TILING.launch(m, n)
 }
 
-kernel! {
-    pub fn sgemm_tensor_cores(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
-        unsafe { sgemm_tensor_body::<MT, NT, DEPTH>(TILING, m, n, k, alpha, a, b, beta, c) }
-    }
+#[kernel]
+pub unsafe fn sgemm_tensor_cores(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
+    unsafe { sgemm_tensor_body::<MT, NT, DEPTH>(TILING, m, n, k, alpha, a, b, beta, c) }
 }

@@ -35,9 +35,5 @@ pub unsafe fn load_row4(matrix: *const f32, rows: u32, cols: u32, row: u32, col:
 /// `matrix` must be a `rows`×`cols` row-major matrix.
 #[inline(always)]
 pub unsafe fn load_or_zero(matrix: *const f32, rows: u32, cols: u32, row: u32, col: u32) -> f32 {
-    if row < rows && col < cols {
-        unsafe { *matrix.add(row as usize * cols as usize + col as usize) }
-    } else {
-        0.0
-    }
+    if row < rows && col < cols { unsafe { *matrix.add(row as usize * cols as usize + col as usize) } } else { 0.0 }
 }
