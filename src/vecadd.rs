@@ -10,7 +10,12 @@ use crate::error::{Context as _, Error, Result};
 use crate::launch_math::{Launch1d, launch_1d};
 use crate::random::uniform;
 use cust::memory::{AsyncCopyDestination, DeviceBuffer};
+use crate::device::pointer;
+use kernels_gpu::launch::Kernel;
 use kernels_gpu::vecadd::{VEC_ADD, VEC_ADD_X4};
+
+/// Both kernels take `(a, b, c, n)`.
+pub type VecAddKernel = Kernel<(*const f32, *const f32, *mut f32, u32)>;
 
 /// Largest n: the kernels index with 32-bit integers.
 pub const MAX_N: u64 = u32::MAX as u64;
@@ -25,10 +30,10 @@ pub enum Variant {
 impl Variant {
     pub const ALL: [Variant; 2] = [Variant::OnePerThread, Variant::FourPerThread];
 
-    pub fn kernel(self) -> &'static str {
+    pub fn kernel(self) -> VecAddKernel {
         match self {
-            Variant::OnePerThread => VEC_ADD.name(),
-            Variant::FourPerThread => VEC_ADD_X4.name(),
+            Variant::OnePerThread => VEC_ADD,
+            Variant::FourPerThread => VEC_ADD_X4,
         }
     }
 
@@ -124,7 +129,7 @@ impl Arrays {
     fn run_and_check(&mut self, gpu: &Gpu, plan: &Plan) -> Result<Mismatches> {
         let n = plan.elements as usize;
         gpu.poison(&mut self.c)?;
-        gpu.vec_add(plan.variant.kernel(), plan.launch.shape(), &self.a, &self.b, &self.c, n as u32)?;
+        gpu.launch(&plan.variant.kernel(), plan.launch.shape(), (pointer(&self.a), pointer(&self.b), pointer(&self.c), n as u32))?;
         let mut c = vec![0.0f32; n];
         gpu.download(&self.c, &mut c, "c")?;
         Ok(check(&self.host_a, &self.host_b, &c))
@@ -180,7 +185,8 @@ pub fn run(gpu: &Gpu, n: u64, block: u32, reps: u32, progress: &mut dyn FnMut(&s
         progress(&format!("{}: running, checking every element, timing", plan.variant.kernel()));
         let mismatches = arrays.run_and_check(gpu, &plan)?;
         let Arrays { a, b, c, .. } = &arrays;
-        let timing = gpu.time(3, reps, || gpu.vec_add(plan.variant.kernel(), plan.launch.shape(), a, b, c, n as u32))?;
+        let args = (pointer(a), pointer(b), pointer(c), n as u32);
+        let timing = gpu.time(3, reps, || gpu.launch(&plan.variant.kernel(), plan.launch.shape(), args))?;
         kernels.push(KernelRun { plan, mismatches, timing });
     }
     progress("timing a device-to-device copy of the same size");

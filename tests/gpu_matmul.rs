@@ -19,9 +19,9 @@ fn check_all(gpu: &Gpu, kernels: &[GemmKernel], shape: (u32, u32, u32), alpha: f
     for kernel in kernels {
         // reps = 0 is not allowed; the check run is what matters here.
         let (c, _) = measure(gpu, &mut buffers, kernel, &expected, Some(1), 0)
-            .unwrap_or_else(|e| panic!("{} at {shape:?}: {e}", kernel.name));
+            .unwrap_or_else(|e| panic!("{} at {shape:?}: {e}", kernel.name()));
         let v = verdict(&expected, &c);
-        assert!(v.passed(), "{} at {shape:?} (alpha {alpha}, beta {beta}): {}", kernel.name, v.describe());
+        assert!(v.passed(), "{} at {shape:?} (alpha {alpha}, beta {beta}): {}", kernel.name(), v.describe());
     }
 }
 
@@ -50,8 +50,8 @@ fn every_rung_honours_alpha_and_beta_on_the_gpu() {
 #[ignore = "needs a CUDA GPU"]
 fn every_other_kernel_of_the_module_is_correct_on_the_gpu() {
     let gpu = Gpu::open().expect("a CUDA GPU");
-    let rungs: Vec<&str> = rung_kernels().iter().map(|k| k.name).collect();
-    let kernels: Vec<GemmKernel> = KERNELS.iter().filter(|k| !rungs.contains(&k.name)).copied().collect();
+    let rungs: Vec<&str> = rung_kernels().iter().map(|k| k.name()).collect();
+    let kernels: Vec<GemmKernel> = KERNELS.iter().filter(|k| !rungs.contains(&k.name())).copied().collect();
     check_all(&gpu, &kernels, (255, 257, 129), 1.0, 0.0);
     check_all(&gpu, &kernels, (4097, 1023, 513), 1.0, 0.5);
 }

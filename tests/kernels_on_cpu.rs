@@ -21,9 +21,9 @@ fn check(kernel: &GemmKernel, (m, n, k): (u32, u32, u32), alpha: f32, beta: f32)
         problem.c.clone()
     };
     emulator::sgemm(kernel, (m, n, k), alpha, &problem.a, &problem.b, beta, &mut c)
-        .unwrap_or_else(|e| panic!("{} at {m}x{n}x{k}: {e}", kernel.name));
+        .unwrap_or_else(|e| panic!("{} at {m}x{n}x{k}: {e}", kernel.name()));
     let v = verdict(&expected, &c);
-    assert!(v.passed(), "{} at {m}x{n}x{k} (alpha {alpha}, beta {beta}): {}", kernel.name, v.describe());
+    assert!(v.passed(), "{} at {m}x{n}x{k} (alpha {alpha}, beta {beta}): {}", kernel.name(), v.describe());
 }
 
 #[test]
@@ -45,8 +45,8 @@ fn every_rung_honours_alpha_and_beta() {
 
 #[test]
 fn every_other_kernel_of_the_module_is_correct() {
-    let rungs: Vec<&str> = ladder(CONFIGS[0].kernel).iter().map(|r| r.kernel.name).collect();
-    for kernel in KERNELS.iter().filter(|k| !rungs.contains(&k.name)) {
+    let rungs: Vec<&str> = ladder(CONFIGS[0].kernel).iter().map(|r| r.kernel.name()).collect();
+    for kernel in KERNELS.iter().filter(|k| !rungs.contains(&k.name())) {
         check(kernel, (67, 45, 37), 1.0, 0.0);
         check(kernel, (136, 132, 40), 1.0, 0.5);
     }

@@ -22,11 +22,11 @@ fn entries() -> Vec<&'static str> {
 
 #[test]
 fn the_module_holds_exactly_the_kernels_the_host_knows() {
-    let mut known: Vec<&str> = KERNELS.iter().map(|k| k.name).collect();
+    let mut known: Vec<&str> = KERNELS.iter().map(|k| k.name()).collect();
     known.extend([kernels_gpu::vecadd::VEC_ADD.name(), kernels_gpu::vecadd::VEC_ADD_X4.name()]);
     known.extend(kernels_gpu::labs::KERNEL_NAMES);
     for rung in ladder(CONFIGS[0].kernel) {
-        assert!(known.contains(&rung.kernel.name), "rung {} is missing from KERNELS", rung.id);
+        assert!(known.contains(&rung.kernel.name()), "rung {} is missing from KERNELS", rung.id);
     }
     let mut found = entries();
     found.sort_unstable();

@@ -38,6 +38,13 @@ impl<Args> Clone for Kernel<Args> {
 
 impl<Args> Copy for Kernel<Args> {}
 
+/// The entry name, padded as asked (`{:<11}`).
+impl<Args> core::fmt::Display for Kernel<Args> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.pad(self.name)
+    }
+}
+
 impl<Args> core::fmt::Debug for Kernel<Args> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(f, "Kernel({})", self.name)

@@ -1,15 +1,67 @@
-//! Typed launches: every kernel goes through [`Gpu::launch`], which checks
-//! the shape against the device's limits, raises the dynamic shared-memory
-//! cap when a kernel needs more than the default 48 KB, and names the kernel
-//! in any error.
+//! Typed launches: every kernel goes through [`Gpu::launch`], which takes
+//! the kernel's [`Kernel`] handle (declared by `#[kernel]` in the device
+//! crate) and accepts only arguments of its parameter types, in its order:
+//! a `*const T` or `*mut T` parameter takes a [`DevicePointer<T>`], a value
+//! parameter the value. It checks the launch shape against the device's
+//! limits, raises the dynamic shared-memory cap when a kernel needs more
+//! than the default 48 KB, and names the kernel in any error.
 
 use super::Gpu;
 use crate::error::{Context as _, Error, Result};
 use cust::function::{BlockSize, Function, FunctionAttribute, GridSize};
 use cust::memory::{DeviceBuffer, DeviceCopy, DevicePointer};
-use kernels_gpu::launch::LaunchShape;
+use kernels_gpu::launch::{Kernel, LaunchShape};
 use kernels_gpu::matmul::GemmKernel;
 use std::ffi::c_void;
+
+/// A kernel parameter type (as the device crate declares it) and the host
+/// value passed for it.
+pub trait Param {
+    type Host: DeviceCopy;
+}
+
+macro_rules! value_params {
+    ($($t:ty),*) => {$(impl Param for $t { type Host = $t; })*};
+}
+value_params!(u32, i32, u64, i64, f32, f64);
+
+impl<T: DeviceCopy> Param for *const T {
+    type Host = DevicePointer<T>;
+}
+
+impl<T: DeviceCopy> Param for *mut T {
+    type Host = DevicePointer<T>;
+}
+
+/// A kernel's parameter list, as a tuple of [`Param`]s: `Host` is the tuple
+/// of values a launch passes.
+pub trait Params {
+    type Host;
+    /// Pointers to each value of `host`, in parameter order, as the driver
+    /// takes them; valid while `host` is.
+    fn pointers(host: &mut Self::Host) -> Vec<*mut c_void>;
+}
+
+macro_rules! tuple_params {
+    ($($p:ident $i:tt),+) => {
+        impl<$($p: Param),+> Params for ($($p,)+) {
+            type Host = ($($p::Host,)+);
+            fn pointers(host: &mut Self::Host) -> Vec<*mut c_void> {
+                vec![$(&mut host.$i as *mut $p::Host as *mut c_void),+]
+            }
+        }
+    };
+}
+tuple_params!(A 0);
+tuple_params!(A 0, B 1);
+tuple_params!(A 0, B 1, C 2);
+tuple_params!(A 0, B 1, C 2, D 3);
+tuple_params!(A 0, B 1, C 2, D 3, E 4);
+tuple_params!(A 0, B 1, C 2, D 3, E 4, F 5);
+tuple_params!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+tuple_params!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+tuple_params!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
+tuple_params!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
 
 /// What the compiler gave a kernel, as the driver reports it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,6 +73,7 @@ pub struct KernelResources {
 }
 
 /// Arguments of every SGEMM rung: `C = alpha * A * B + beta * C`.
+#[derive(Clone, Copy)]
 pub struct GemmArgs<'a> {
     pub m: u32,
     pub n: u32,
@@ -68,9 +121,14 @@ impl Gpu {
             .context(format_args!("asking the occupancy API about {name}"))
     }
 
-    /// Launches `name` on the stream. `args` are pointers to each argument
-    /// value, in the kernel's parameter order.
-    pub fn launch(&self, name: &str, shape: LaunchShape, args: &[*mut c_void]) -> Result<()> {
+    /// Launches `kernel` on the stream with `args`, one value per parameter
+    /// in the kernel's order (device pointers as [`DevicePointer`]).
+    pub fn launch<P: Params>(&self, kernel: &Kernel<P>, shape: LaunchShape, args: P::Host) -> Result<()> {
+        let mut args = args;
+        self.launch_raw(kernel.name(), shape, &P::pointers(&mut args))
+    }
+
+    fn launch_raw(&self, name: &str, shape: LaunchShape, args: &[*mut c_void]) -> Result<()> {
         self.check_shape(name, shape)?;
         let function = self.function(name)?;
         self.allow_shared(&function, name, shape.shared_bytes)?;
@@ -82,26 +140,9 @@ impl Gpu {
 
     /// `C = alpha * A * B + beta * C` with one rung of the ladder.
     pub fn sgemm(&self, kernel: &GemmKernel, args: &GemmArgs) -> Result<()> {
-        let (mut m, mut n, mut k, mut alpha, mut beta) = (args.m, args.n, args.k, args.alpha, args.beta);
-        let (mut a, mut b, mut c) = (pointer(args.a), pointer(args.b), pointer(args.c));
-        let params = [
-            arg(&mut m),
-            arg(&mut n),
-            arg(&mut k),
-            arg(&mut alpha),
-            arg(&mut a),
-            arg(&mut b),
-            arg(&mut beta),
-            arg(&mut c),
-        ];
-        self.launch(kernel.name, (kernel.launch)(args.m, args.n), &params)
-    }
-
-    /// `c = a + b` over `n` elements with one of the vector-add kernels.
-    pub fn vec_add(&self, kernel: &str, shape: LaunchShape, a: &DeviceBuffer<f32>, b: &DeviceBuffer<f32>, c: &DeviceBuffer<f32>, n: u32) -> Result<()> {
-        let (mut a, mut b, mut c, mut n) = (pointer(a), pointer(b), pointer(c), n);
-        let params = [arg(&mut a), arg(&mut b), arg(&mut c), arg(&mut n)];
-        self.launch(kernel, shape, &params)
+        let GemmArgs { m, n, k, alpha, a, b, beta, c } = *args;
+        let values = (m, n, k, alpha, pointer(a), pointer(b), beta, pointer(c));
+        self.launch(&kernel.kernel, (kernel.launch)(m, n), values)
     }
 
     fn check_shape(&self, name: &str, shape: LaunchShape) -> Result<()> {
@@ -158,7 +199,20 @@ pub fn pointer<T: DeviceCopy>(buffer: &DeviceBuffer<T>) -> DevicePointer<T> {
     buffer.as_device_ptr()
 }
 
-/// A pointer to one argument value, for [`Gpu::launch`]'s argument list.
-pub fn arg<T: DeviceCopy>(value: &mut T) -> *mut c_void {
-    value as *mut T as *mut c_void
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn argument_pointers_follow_the_parameter_order() {
+        type P = (u32, *const f32, f32);
+        let mut host: <P as Params>::Host = (7, DevicePointer::from_raw(0x1000), 2.5);
+        let pointers = P::pointers(&mut host);
+        assert_eq!(pointers.len(), 3);
+        unsafe {
+            assert_eq!(*(pointers[0] as *const u32), 7);
+            assert_eq!((*(pointers[1] as *const DevicePointer<f32>)).as_raw(), 0x1000);
+            assert_eq!(*(pointers[2] as *const f32), 2.5);
+        }
+    }
 }

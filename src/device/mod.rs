@@ -6,7 +6,7 @@ mod launch;
 mod timing;
 
 pub use info::DeviceInfo;
-pub use launch::{GemmArgs, KernelResources, arg, pointer};
+pub use launch::{GemmArgs, KernelResources, Param, Params, pointer};
 pub use timing::Timing;
 
 use crate::error::{Context as _, Error, Result};

@@ -2,10 +2,10 @@
 //! beside the model's conflict degree.
 
 use super::models::banks::{Pattern, conflict_degree};
-use crate::device::{Gpu, Timing, arg, pointer};
+use crate::device::{Gpu, Timing, pointer};
 use crate::error::{Error, Result};
 use kernels_gpu::gpu::Dim3;
-use kernels_gpu::labs::banks::{LOADS_PER_ROUND, MAX_ROUNDS, THREADS, TILE_FLOATS, kernel_name, word};
+use kernels_gpu::labs::banks::{LOADS_PER_ROUND, MAX_ROUNDS, THREADS, TILE_FLOATS, kernel_for, word};
 use kernels_gpu::launch::LaunchShape;
 
 pub struct PatternRow {
@@ -32,11 +32,10 @@ pub fn run(gpu: &Gpu, rounds: u32, reps: u32, progress: &mut dyn FnMut(&str)) ->
     let mut rows = Vec::new();
     for pattern in Pattern::ALL {
         progress(pattern.name());
-        let name = kernel_name(pattern.id());
-        let (mut dst, mut r) = (pointer(&out), rounds);
-        let params = [arg(&mut dst), arg(&mut r)];
+        let kernel = kernel_for(pattern.id());
+        let args = (pointer(&out), rounds);
         gpu.poison(&mut out)?;
-        gpu.launch(name, shape, &params)?;
+        gpu.launch(&kernel, shape, args)?;
         let mut got = vec![0.0f32; threads];
         gpu.download(&out, &mut got, "output")?;
         for (t, &value) in got.iter().enumerate() {
@@ -45,7 +44,7 @@ pub fn run(gpu: &Gpu, rounds: u32, reps: u32, progress: &mut dyn FnMut(&str)) ->
                 return Err(Error::new(format!("{}: thread {t} read {value}, expected {want}", pattern.name())));
             }
         }
-        let timing = gpu.time(2, reps, || gpu.launch(name, shape, &params))?;
+        let timing = gpu.time(2, reps, || gpu.launch(&kernel, shape, args))?;
         let accesses_per_sm = (blocks / gpu.info.multiprocessors) as f64 * (THREADS / 32) as f64 * rounds as f64 * LOADS_PER_ROUND as f64;
         let cycles = timing.median_ms * 1e-3 * gpu.info.sm_clock_khz as f64 * 1e3;
         rows.push(PatternRow { pattern, degree: conflict_degree(&pattern.addresses()), timing, cycles_per_access: cycles / accesses_per_sm });

@@ -2,7 +2,7 @@
 //! measured against the 32-byte-sector model.
 
 use super::models::coalesce::{efficiency, sectors, strided_addresses};
-use crate::device::{Gpu, Timing, arg, pointer};
+use crate::device::{Gpu, Timing, pointer};
 use crate::error::{Error, Result};
 use crate::launch_math::launch_1d;
 use crate::random::uniform;
@@ -53,10 +53,9 @@ pub fn run(gpu: &Gpu, strides: &[u32], floats: u64, reps: u32, progress: &mut dy
         progress(&format!("stride {stride}"));
         let threads = (floats / (stride as u64 * READS_PER_THREAD as u64)) as u32;
         let shape = launch_1d(threads as u64, 256)?.shape();
-        let (mut src, mut dst, mut count, mut step) = (pointer(&d_input), pointer(&d_output), threads, stride);
-        let params = [arg(&mut src), arg(&mut dst), arg(&mut count), arg(&mut step)];
+        let args = (pointer(&d_input), pointer(&d_output), threads, stride);
         gpu.poison(&mut d_output)?;
-        gpu.launch(STRIDED_READ.name(), shape, &params)?;
+        gpu.launch(&STRIDED_READ, shape, args)?;
         let mut out = vec![0.0f32; threads as usize];
         gpu.download(&d_output, &mut out, "output")?;
         for (t, &got) in out.iter().enumerate() {
@@ -68,7 +67,7 @@ pub fn run(gpu: &Gpu, strides: &[u32], floats: u64, reps: u32, progress: &mut dy
                 return Err(Error::new(format!("stride {stride}: thread {t} summed {got}, expected {want}")));
             }
         }
-        let timing = gpu.time(2, reps, || gpu.launch(STRIDED_READ.name(), shape, &params))?;
+        let timing = gpu.time(2, reps, || gpu.launch(&STRIDED_READ, shape, args))?;
         let useful = threads as f64 * READS_PER_THREAD as f64 * 4.0;
         let useful_gbps = timing.billions_per_second(useful);
         let base = rows.first().map_or(useful_gbps / efficiency(stride), |r| r.useful_gbps / r.efficiency);

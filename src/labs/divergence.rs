@@ -2,11 +2,11 @@
 //! conditions, timed, beside the model's cost.
 
 use super::models::divergence::{BranchPattern, relative_to_uniform};
-use crate::device::{Gpu, Timing, arg, pointer};
+use crate::device::{Gpu, Timing, pointer};
 use crate::error::{Error, Result};
 use crate::random::Rng;
 use kernels_gpu::gpu::Dim3;
-use kernels_gpu::labs::divergence::{ALTERNATE_WARPS, BY_BLOCK, EVEN_ODD_LANE, kernel_name};
+use kernels_gpu::labs::divergence::{ALTERNATE_WARPS, BY_BLOCK, EVEN_ODD_LANE, kernel_for};
 use kernels_gpu::launch::LaunchShape;
 
 pub const THREADS: u32 = 256;
@@ -53,11 +53,10 @@ pub fn run(gpu: &Gpu, work: u32, reps: u32, progress: &mut dyn FnMut(&str)) -> R
     let mut rng = Rng::new(5);
     for pattern in BranchPattern::ALL {
         progress(pattern.name());
-        let name = kernel_name(id(pattern));
-        let (mut dst, mut w) = (pointer(&out), work);
-        let params = [arg(&mut dst), arg(&mut w)];
+        let kernel = kernel_for(id(pattern));
+        let args = (pointer(&out), work);
         gpu.poison(&mut out)?;
-        gpu.launch(name, shape, &params)?;
+        gpu.launch(&kernel, shape, args)?;
         let mut got = vec![0.0f32; threads as usize];
         gpu.download(&out, &mut got, "output")?;
         for _ in 0..2048 {
@@ -67,7 +66,7 @@ pub fn run(gpu: &Gpu, work: u32, reps: u32, progress: &mut dyn FnMut(&str)) -> R
                 return Err(Error::new(format!("{}: thread {i} computed {}, expected {want}", pattern.name(), got[i as usize])));
             }
         }
-        let timing = gpu.time(2, reps, || gpu.launch(name, shape, &params))?;
+        let timing = gpu.time(2, reps, || gpu.launch(&kernel, shape, args))?;
         let predicted = relative_to_uniform(pattern, THREADS, blocks, work as u64, work as u64).map_err(Error::new)?;
         rows.push(BranchRow { pattern, predicted, timing });
     }

@@ -2,7 +2,7 @@
 //! project's own kernels, and a latency-hiding experiment.
 
 use super::models::occupancy::{Arch, arch_for_compute_capability, occupancy};
-use crate::device::{Gpu, Timing, arg, pointer};
+use crate::device::{Gpu, Timing, pointer};
 use crate::error::{Error, Result};
 use crate::random::uniform;
 use kernels_gpu::gpu::Dim3;
@@ -36,7 +36,7 @@ impl KernelRow {
 /// Every SGEMM kernel at a 4096×4096 launch, plus the vector adds.
 pub fn kernels(gpu: &Gpu) -> Result<Vec<KernelRow>> {
     let arch = arch_of(gpu)?;
-    let mut launches: Vec<(&'static str, LaunchShape)> = KERNELS.iter().map(|k| (k.name, (k.launch)(4096, 4096))).collect();
+    let mut launches: Vec<(&'static str, LaunchShape)> = KERNELS.iter().map(|k| (k.name(), (k.launch)(4096, 4096))).collect();
     let block = |threads| LaunchShape { grid: Dim3::new(1, 1, 1), block: Dim3::new(threads, 1, 1), shared_bytes: 0 };
     launches.push((kernels_gpu::vecadd::VEC_ADD.name(), block(256)));
     launches.push((kernels_gpu::vecadd::VEC_ADD_X4.name(), block(256)));
@@ -115,16 +115,15 @@ pub fn latency(gpu: &Gpu, floats: u64, reps: u32, progress: &mut dyn FnMut(&str)
             return Err(Error::new(format!("reserving {shared} B should leave {blocks} blocks per SM, the driver says {resident}")));
         }
         progress(&format!("{blocks} block(s) per SM ({shared} B of shared memory reserved each)"));
-        let (mut s, mut d, mut quads) = (pointer(&src), pointer(&dst), (floats / 4) as u32);
-        let params = [arg(&mut s), arg(&mut d), arg(&mut quads)];
+        let args = (pointer(&src), pointer(&dst), (floats / 4) as u32);
         gpu.poison(&mut dst)?;
-        gpu.launch(OCCUPANCY_COPY.name(), shape, &params)?;
+        gpu.launch(&OCCUPANCY_COPY, shape, args)?;
         let mut copied = vec![0.0f32; floats as usize];
         gpu.download(&dst, &mut copied, "copy")?;
         if let Some(i) = copied.iter().zip(&input).position(|(a, b)| a.to_bits() != b.to_bits()) {
             return Err(Error::new(format!("copy with {blocks} blocks/SM differs at element {i}")));
         }
-        let timing = gpu.time(2, reps, || gpu.launch(OCCUPANCY_COPY.name(), shape, &params))?;
+        let timing = gpu.time(2, reps, || gpu.launch(&OCCUPANCY_COPY, shape, args))?;
         rows.push(LatencyRow {
             blocks_per_sm: blocks,
             occupancy: (blocks * THREADS / 32) as f64 / gpu.info.max_warps_per_multiprocessor() as f64,

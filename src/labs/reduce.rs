@@ -1,13 +1,17 @@
 //! `host reduce`: the sum of n floats four ways, each checked against an f64
 //! reference and timed beside a device-to-device copy.
 
-use crate::device::{Gpu, Timing, arg, pointer};
+use crate::device::{Gpu, Timing, pointer};
 use crate::error::{Context as _, Error, Result};
 use crate::launch_math::launch_1d;
 use crate::random::uniform;
 use cust::memory::{AsyncCopyDestination, DeviceBuffer, DeviceSlice};
 use kernels_gpu::gpu::Dim3;
-use kernels_gpu::labs::reduce::{ATOMIC, GLOBAL_PASS, SHARED_TREE, THREADS, WARP_SHUFFLE};
+use kernels_gpu::labs::reduce::{REDUCE_ATOMIC, REDUCE_GLOBAL_PASS, REDUCE_SHARED_TREE, REDUCE_WARP_SHUFFLE, THREADS};
+use kernels_gpu::launch::Kernel;
+
+/// Every reduction kernel reads `count` floats at `src` and writes to `dst`.
+type ReduceKernel = Kernel<(*const f32, *mut f32, u32)>;
 use kernels_gpu::launch::LaunchShape;
 
 /// A float sum depends on the order of the additions; any order lands
@@ -96,9 +100,8 @@ fn blocks(gpu: &Gpu, n: u64) -> u32 {
 /// the number of launches.
 fn enqueue(gpu: &Gpu, method: Method, src: &DeviceBuffer<f32>, scratch: &DeviceBuffer<f32>, result: &mut DeviceBuffer<f32>, n: u32) -> Result<u32> {
     let block_shape = |grid: u32, shared: u32| LaunchShape { grid: Dim3::new(grid, 1, 1), block: Dim3::new(THREADS, 1, 1), shared_bytes: shared };
-    let launch = |name: &str, shape: LaunchShape, from: &DeviceBuffer<f32>, to: &DeviceBuffer<f32>, count: u32| {
-        let (mut a, mut b, mut c) = (pointer(from), pointer(to), count);
-        gpu.launch(name, shape, &[arg(&mut a), arg(&mut b), arg(&mut c)])
+    let launch = |kernel: &ReduceKernel, shape: LaunchShape, from: &DeviceBuffer<f32>, to: &DeviceBuffer<f32>, count: u32| {
+        gpu.launch(kernel, shape, (pointer(from), pointer(to), count))
     };
     match method {
         Method::GlobalTree => {
@@ -109,7 +112,7 @@ fn enqueue(gpu: &Gpu, method: Method, src: &DeviceBuffer<f32>, scratch: &DeviceB
             loop {
                 let half = count.div_ceil(2);
                 let shape = launch_1d(half as u64, THREADS)?.shape();
-                launch(GLOBAL_PASS, shape, from, scratch, count)?;
+                launch(&REDUCE_GLOBAL_PASS, shape, from, scratch, count)?;
                 launches += 1;
                 from = scratch;
                 count = half;
@@ -121,7 +124,7 @@ fn enqueue(gpu: &Gpu, method: Method, src: &DeviceBuffer<f32>, scratch: &DeviceB
             Ok(launches)
         }
         Method::SharedTree | Method::WarpShuffle => {
-            let (name, shared) = if method == Method::SharedTree { (SHARED_TREE, THREADS * 4) } else { (WARP_SHUFFLE, THREADS / 32 * 4) };
+            let (name, shared) = if method == Method::SharedTree { (&REDUCE_SHARED_TREE, THREADS * 4) } else { (&REDUCE_WARP_SHUFFLE, THREADS / 32 * 4) };
             let grid = blocks(gpu, n as u64);
             launch(name, block_shape(grid, shared), src, scratch, n)?;
             launch(name, block_shape(1, shared), scratch, result, grid)?;
@@ -129,7 +132,7 @@ fn enqueue(gpu: &Gpu, method: Method, src: &DeviceBuffer<f32>, scratch: &DeviceB
         }
         Method::Atomic => {
             unsafe { DeviceSlice::set_32_async(result, 0f32.to_bits(), gpu.stream()) }.context("zeroing the sum")?;
-            launch(ATOMIC, block_shape(blocks(gpu, n as u64), THREADS / 32 * 4), src, result, n)?;
+            launch(&REDUCE_ATOMIC, block_shape(blocks(gpu, n as u64), THREADS / 32 * 4), src, result, n)?;
             Ok(1)
         }
     }

@@ -1,7 +1,7 @@
 //! `host warps`: the model's warp map of a block, confirmed by asking the
 //! hardware which lane each thread became.
 
-use crate::device::{Gpu, arg, pointer};
+use crate::device::{Gpu, pointer};
 use crate::error::{Context as _, Error, Result};
 use cust::memory::{CopyDestination, DeviceBuffer};
 use kernels_gpu::gpu::Dim3;
@@ -16,8 +16,7 @@ pub fn check(gpu: &Gpu, (x, y, z): (u32, u32, u32)) -> Result<u32> {
     let threads = x * y * z;
     let shape = LaunchShape { grid: Dim3::new(1, 1, 1), block: Dim3::new(x, y, z), shared_bytes: 0 };
     let lanes = DeviceBuffer::<u32>::from_slice(&vec![u32::MAX; threads as usize]).context("allocating lane numbers")?;
-    let mut out = pointer(&lanes);
-    gpu.launch(WARP_LANES.name(), shape, &[arg(&mut out)])?;
+    gpu.launch(&WARP_LANES, shape, (pointer(&lanes),))?;
     gpu.synchronize()?;
     let mut got = vec![0u32; threads as usize];
     lanes.copy_to(&mut got[..]).context("copying lane numbers back")?;

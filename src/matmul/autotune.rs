@@ -62,7 +62,7 @@ pub fn choose(path: &Path, device: &str) -> Choice {
     let Some(tuned) = Tuned::from_text(&text) else {
         return Choice { note: format!("{} is unreadable; {}", path.display(), default.note), ..default };
     };
-    match CONFIGS.iter().find(|c| c.kernel.name == tuned.kernel) {
+    match CONFIGS.iter().find(|c| c.kernel.name() == tuned.kernel) {
         Some(config) if tuned.device == device => {
             let (m, n, k) = tuned.size;
             Choice { config: *config, note: format!("{} tuned on this GPU at {m}x{n}x{k} ({})", shape(config), path.display()) }
@@ -100,7 +100,7 @@ pub fn tune(gpu: &Gpu, buffers: &mut GemmBuffers, reference: &Reference, path: &
         .filter_map(|c| c.gflops.map(|g| (c, g)))
         .max_by(|a, b| a.1.total_cmp(&b.1))
         .ok_or_else(|| Error::new("no tile shape produced a correct result; nothing written"))?;
-    let tuned = Tuned { kernel: best.0.config.kernel.name.to_string(), device: gpu.info.name.clone(), size: buffers.size(), gflops: best.1 };
+    let tuned = Tuned { kernel: best.0.config.kernel.name().to_string(), device: gpu.info.name.clone(), size: buffers.size(), gflops: best.1 };
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| Error::new(format!("creating {}: {e}", dir.display())))?;
     }
@@ -114,7 +114,7 @@ mod tests {
 
     #[test]
     fn tuning_file_round_trips() {
-        let t = Tuned { kernel: CONFIGS[3].kernel.name.into(), device: "NVIDIA H200".into(), size: (4096, 1024, 512), gflops: 41234.0 };
+        let t = Tuned { kernel: CONFIGS[3].kernel.name().into(), device: "NVIDIA H200".into(), size: (4096, 1024, 512), gflops: 41234.0 };
         assert_eq!(Tuned::from_text(&t.to_text()), Some(t));
         assert_eq!(Tuned::from_text("kernel = x\n"), None);
     }
@@ -124,16 +124,16 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("ptx-ladder-tune-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("tune.txt");
-        assert_eq!(choose(&path, "GPU").config.kernel.name, CONFIGS[0].kernel.name);
+        assert_eq!(choose(&path, "GPU").config.kernel.name(), CONFIGS[0].kernel.name());
         assert!(choose(&path, "GPU").note.contains("run `host matmul --tune`"));
 
-        let t = Tuned { kernel: CONFIGS[2].kernel.name.into(), device: "GPU".into(), size: (64, 64, 64), gflops: 1.0 };
+        let t = Tuned { kernel: CONFIGS[2].kernel.name().into(), device: "GPU".into(), size: (64, 64, 64), gflops: 1.0 };
         std::fs::write(&path, t.to_text()).unwrap();
         let same = choose(&path, "GPU");
-        assert_eq!(same.config.kernel.name, CONFIGS[2].kernel.name);
+        assert_eq!(same.config.kernel.name(), CONFIGS[2].kernel.name());
         assert!(same.note.contains("tuned on this GPU at 64x64x64"), "{}", same.note);
         let other = choose(&path, "Other GPU");
-        assert_eq!(other.config.kernel.name, CONFIGS[0].kernel.name);
+        assert_eq!(other.config.kernel.name(), CONFIGS[0].kernel.name());
         assert!(other.note.contains("was tuned on GPU"), "{}", other.note);
 
         std::fs::write(&path, "garbage").unwrap();
@@ -143,7 +143,7 @@ mod tests {
 
     #[test]
     fn every_candidate_is_a_distinct_kernel_with_a_valid_shape() {
-        let mut names: Vec<&str> = CONFIGS.iter().map(|c| c.kernel.name).collect();
+        let mut names: Vec<&str> = CONFIGS.iter().map(|c| c.kernel.name()).collect();
         names.sort();
         names.dedup();
         assert_eq!(names.len(), CONFIGS.len());

@@ -217,20 +217,20 @@ pub fn run(
 
     let mut rows = Vec::new();
     for (i, rung) in rungs.iter().enumerate() {
-        progress(&format!("[{}/{}] rung {} {} ({})", i + 1, rungs.len(), rung.id, rung.title, rung.kernel.name));
+        progress(&format!("[{}/{}] rung {} {} ({})", i + 1, rungs.len(), rung.id, rung.title, rung.kernel.name()));
         let (c, timing) = measure(gpu, &mut buffers, &rung.kernel, &reference, options.reps, options.warmup)?;
         let (m, n, _) = options.size;
         let shape = (rung.kernel.launch)(m, n);
-        let blocks = gpu.resident_blocks(rung.kernel.name, shape)?;
+        let blocks = gpu.resident_blocks(rung.kernel.name(), shape)?;
         let warps_per_block = shape.block.volume().div_ceil(gpu.info.warp_size as u64) as f64;
         rows.push(Row {
             id: rung.id.into(),
             title: rung.title.into(),
-            kernel: rung.kernel.name.into(),
+            kernel: rung.kernel.name().into(),
             verdict: verdict(&reference, &c),
             gflops: gflops(&timing),
             timing,
-            resources: Some(gpu.resources(rung.kernel.name)?),
+            resources: Some(gpu.resources(rung.kernel.name())?),
             dynamic_shared_bytes: shape.shared_bytes,
             blocks_per_sm: Some(blocks),
             occupancy: Some(blocks as f64 * warps_per_block / gpu.info.max_warps_per_multiprocessor() as f64),

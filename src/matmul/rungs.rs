@@ -39,10 +39,10 @@ pub fn select(all: &[Rung], list: &str) -> Result<Vec<Rung>> {
     let highest = all.iter().filter_map(|r| number(r.id)).max().unwrap_or(0);
     let mut chosen = vec![false; all.len()];
     for item in list.split(',').map(str::trim) {
-        if let Some(kernel) = kernels_gpu::matmul::KERNELS.iter().find(|k| k.name == item) {
-            match all.iter().position(|r| r.kernel.name == item) {
+        if let Some(kernel) = kernels_gpu::matmul::KERNELS.iter().find(|k| k.name() == item) {
+            match all.iter().position(|r| r.kernel.name() == item) {
                 Some(i) => chosen[i] = true,
-                None => extra.push(Rung { id: "·", title: kernel.name, kernel: *kernel }),
+                None => extra.push(Rung { id: "·", title: kernel.name(), kernel: *kernel }),
             }
             continue;
         }
@@ -86,7 +86,7 @@ mod tests {
     fn ladder_has_every_rung_once_with_distinct_kernels() {
         let all = ladder(k::r08_autotuned::CONFIGS[0].kernel);
         assert_eq!(all.len(), 12);
-        let mut names: Vec<&str> = all.iter().map(|r| r.kernel.name).collect();
+        let mut names: Vec<&str> = all.iter().map(|r| r.kernel.name()).collect();
         names.sort();
         names.dedup();
         assert_eq!(names.len(), 12);
@@ -102,10 +102,10 @@ mod tests {
 
     #[test]
     fn any_kernel_of_the_module_can_be_named() {
-        let candidate = k::r08_autotuned::CONFIGS[3].kernel.name;
+        let candidate = k::r08_autotuned::CONFIGS[3].kernel.name();
         let all = ladder(k::r08_autotuned::CONFIGS[0].kernel);
         let picked = select(&all, &format!("2,{candidate},sgemm_naive")).unwrap();
-        let names: Vec<&str> = picked.iter().map(|r| r.kernel.name).collect();
+        let names: Vec<&str> = picked.iter().map(|r| r.kernel.name()).collect();
         assert_eq!(names, ["sgemm_naive", "sgemm_coalesced", candidate]);
     }
 

@@ -86,7 +86,7 @@ pub fn coalesce_lab(gpu: &Gpu, o: &CoalesceOptions) -> Result<(), Failure> {
         let (c, timing) = measure(gpu, &mut buffers, &kernel, &reference, options.reps, 1)?;
         let ok = verdict(&reference, &c);
         let speed = timing.map_or("-".into(), |t| format!("{:.0} GFLOP/s", t.billions_per_second(buffers.flops())));
-        println!("  {:<16} A: {a:>2} sectors, B: {b:>2} sectors   {speed:>14}   {}", kernel.name, ok.describe());
+        println!("  {:<16} A: {a:>2} sectors, B: {b:>2} sectors   {speed:>14}   {}", kernel.name(), ok.describe());
     }
     write_svg(&o.svg, || {
         let mut pictures = Vec::new();

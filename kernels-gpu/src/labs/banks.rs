@@ -3,6 +3,7 @@
 //! (`ptx_ladder::labs::models::banks`) use the very same ones.
 
 use crate::gpu;
+use crate::launch::Kernel;
 use kernels_macros::kernel;
 
 /// Access patterns, as kernel parameters.
@@ -37,15 +38,15 @@ pub const fn word(pattern: u32, lane: u32, k: u32) -> u32 {
     }
 }
 
-/// Kernel name for a pattern.
-pub const fn kernel_name(pattern: u32) -> &'static str {
+/// The kernel of a pattern.
+pub const fn kernel_for(pattern: u32) -> Kernel<(*mut f32, u32)> {
     match pattern {
-        ROW => "banks_row",
-        COLUMN => "banks_column",
-        PADDED_COLUMN => "banks_padded_column",
-        SWIZZLED_COLUMN => "banks_swizzled_column",
-        STRIDE_2 => "banks_stride_2",
-        _ => "banks_broadcast",
+        ROW => BANKS_ROW,
+        COLUMN => BANKS_COLUMN,
+        PADDED_COLUMN => BANKS_PADDED_COLUMN,
+        SWIZZLED_COLUMN => BANKS_SWIZZLED_COLUMN,
+        STRIDE_2 => BANKS_STRIDE_2,
+        _ => BANKS_BROADCAST,
     }
 }
 

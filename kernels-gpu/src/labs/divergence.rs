@@ -3,6 +3,7 @@
 //! differently so the compiler cannot merge them into one.
 
 use crate::gpu;
+use crate::launch::Kernel;
 use kernels_macros::kernel;
 
 pub const EVEN_ODD_LANE: u32 = 0;
@@ -10,11 +11,12 @@ pub const ALTERNATE_WARPS: u32 = 1;
 pub const BY_BLOCK: u32 = 2;
 pub const PATTERNS: [u32; 3] = [EVEN_ODD_LANE, ALTERNATE_WARPS, BY_BLOCK];
 
-pub const fn kernel_name(pattern: u32) -> &'static str {
+/// The kernel of a pattern.
+pub const fn kernel_for(pattern: u32) -> Kernel<(*mut f32, u32)> {
     match pattern {
-        EVEN_ODD_LANE => "branch_even_odd_lane",
-        ALTERNATE_WARPS => "branch_alternate_warps",
-        _ => "branch_by_block",
+        EVEN_ODD_LANE => BRANCH_EVEN_ODD_LANE,
+        ALTERNATE_WARPS => BRANCH_ALTERNATE_WARPS,
+        _ => BRANCH_BY_BLOCK,
     }
 }
 

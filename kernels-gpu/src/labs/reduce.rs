@@ -9,11 +9,6 @@ use kernels_macros::kernel;
 /// Threads per block for the block-level kernels.
 pub const THREADS: u32 = 256;
 
-pub const GLOBAL_PASS: &str = "reduce_global_pass";
-pub const SHARED_TREE: &str = "reduce_shared_tree";
-pub const WARP_SHUFFLE: &str = "reduce_warp_shuffle";
-pub const ATOMIC: &str = "reduce_atomic";
-
 /// One level of a tree in global memory: halves `count` values,
 /// `dst[i] = src[i] + src[i + half]` with `half = ceil(count / 2)` (the
 /// odd one out is copied). May run in place (`dst == src`): thread i

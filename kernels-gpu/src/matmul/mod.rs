@@ -7,16 +7,19 @@
 //! As in BLAS, `beta == 0` means C is only written, never read, so C may hold
 //! anything (NaN poison included) before the call.
 
-use crate::launch::LaunchShape;
+use crate::launch::{Kernel, LaunchShape};
 
-/// Signature shared by every SGEMM kernel: `(m, n, k, alpha, a, b, beta, c)`.
+/// Parameters shared by every SGEMM kernel: `(m, n, k, alpha, a, b, beta, c)`.
+pub type GemmParams = (u32, u32, u32, f32, *const f32, *const f32, f32, *mut f32);
+
+/// Signature shared by every SGEMM kernel, as the host build sees it.
 pub type GemmFn = unsafe fn(u32, u32, u32, f32, *const f32, *const f32, f32, *mut f32);
 
 /// What the host needs to launch one SGEMM kernel.
 #[derive(Clone, Copy)]
 pub struct GemmKernel {
-    /// Entry point in the PTX module.
-    pub name: &'static str,
+    /// The typed launch handle (entry name and parameters).
+    pub kernel: Kernel<GemmParams>,
     /// Grid, block and shared memory for an `m`×`n` output.
     pub launch: fn(m: u32, n: u32) -> LaunchShape,
     /// CUDA's `__launch_bounds__`, which Rust has no attribute for.
@@ -27,7 +30,7 @@ pub struct GemmKernel {
 }
 
 /// `gemm_kernel!(function, launch)` builds the [`GemmKernel`] describing a
-/// kernel declared with `kernel!`; `gemm_kernel!(function, launch, threads,
+/// kernel declared with `#[kernel]`; `gemm_kernel!(function, launch, threads,
 /// blocks)` also asks ptxas to fit `blocks` blocks of `threads` per SM.
 macro_rules! gemm_kernel {
     ($kernel:ident, $launch:expr) => {
@@ -42,13 +45,20 @@ macro_rules! gemm_kernel {
     };
     (@ $kernel:ident, $launch:expr, $bounds:expr) => {
         $crate::matmul::GemmKernel {
-            name: stringify!($kernel),
+            kernel: $crate::launch::Kernel::new(stringify!($kernel)),
             launch: $launch,
             bounds: $bounds,
             #[cfg(not(target_arch = "nvptx64"))]
             emulate: $kernel,
         }
     };
+}
+
+impl GemmKernel {
+    /// The `.entry` name in the PTX module.
+    pub const fn name(&self) -> &'static str {
+        self.kernel.name()
+    }
 }
 
 pub mod r01_naive;
