@@ -278,7 +278,7 @@ mod tests {
         let c: Vec<f32> = (0..16 * 8).map(|i| (i % 13) as f32).collect();
         let junk = |x: f32| f32::from_bits(x.to_bits() | if x == 0.0 { 0 } else { 0x0fff });
         let out = Mutex::new(vec![f32::NAN; 16 * 8]);
-        let shape = LaunchShape { grid: Dim3::new(1, 1, 1), block: Dim3::new(32, 1, 1), shared_bytes: 0 };
+        let shape = LaunchShape::linear(1, 32, 0);
         unsafe {
             launch(shape, || {
                 let lane = gpu::lane_id();

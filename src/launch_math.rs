@@ -6,7 +6,6 @@
 //! must be masked off by the kernel (`if i < n`).
 
 use crate::error::{Error, Result};
-use kernels_gpu::gpu::Dim3;
 use kernels_gpu::launch::LaunchShape;
 
 /// Limits that apply to every launch on current NVIDIA GPUs (compute
@@ -36,7 +35,7 @@ impl Launch1d {
 
     /// The grid, block and (no) shared memory to launch with.
     pub fn shape(&self) -> LaunchShape {
-        LaunchShape { grid: Dim3::new(self.blocks as u32, 1, 1), block: Dim3::new(self.threads_per_block, 1, 1), shared_bytes: 0 }
+        LaunchShape::linear(self.blocks as u32, self.threads_per_block, 0)
     }
 
     /// The round-up spelled out, for the user.
@@ -120,6 +119,6 @@ mod tests {
     #[test]
     fn shape_matches_the_arithmetic() {
         let shape = launch_1d(257, 128).unwrap().shape();
-        assert_eq!((shape.grid, shape.block, shape.shared_bytes), (Dim3::new(3, 1, 1), Dim3::new(128, 1, 1), 0));
+        assert_eq!((shape.grid, shape.block, shape.shared_bytes), (kernels_gpu::launch::Dim3::new(3, 1, 1), kernels_gpu::launch::Dim3::new(128, 1, 1), 0));
     }
 }

@@ -10,7 +10,7 @@ use ptx_ladder::emulator::{AlignedBuffer, launch};
 use ptx_ladder::random::uniform;
 
 fn shape(grid: u32, block: u32, shared_bytes: u32) -> LaunchShape {
-    LaunchShape { grid: Dim3::new(grid, 1, 1), block: Dim3::new(block, 1, 1), shared_bytes }
+    LaunchShape::linear(grid, block, shared_bytes)
 }
 
 type ReduceKernel = unsafe fn(*const f32, *mut f32, u32);

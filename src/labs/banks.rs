@@ -4,7 +4,6 @@
 use super::models::banks::{Pattern, conflict_degree};
 use crate::device::{Gpu, Timing, pointer};
 use crate::error::{Error, Result};
-use kernels_gpu::gpu::Dim3;
 use kernels_gpu::labs::banks::{LOADS_PER_ROUND, MAX_ROUNDS, THREADS, TILE_FLOATS, kernel_for, word};
 use kernels_gpu::launch::LaunchShape;
 
@@ -26,7 +25,7 @@ pub fn run(gpu: &Gpu, rounds: u32, reps: u32, progress: &mut dyn FnMut(&str)) ->
         return Err(Error::new(format!("rounds must be 1 to {MAX_ROUNDS} (got {rounds})")));
     }
     let blocks = gpu.info.multiprocessors * BLOCKS_PER_SM;
-    let shape = LaunchShape { grid: Dim3::new(blocks, 1, 1), block: Dim3::new(THREADS, 1, 1), shared_bytes: TILE_FLOATS * 4 };
+    let shape = LaunchShape::linear(blocks, THREADS, TILE_FLOATS * 4);
     let threads = (blocks * THREADS) as usize;
     let mut out = gpu.alloc(threads, "output")?;
     let mut rows = Vec::new();

@@ -5,7 +5,6 @@ use super::models::divergence::{BranchPattern, relative_to_uniform};
 use crate::device::{Gpu, Timing, pointer};
 use crate::error::{Error, Result};
 use crate::random::Rng;
-use kernels_gpu::gpu::Dim3;
 use kernels_gpu::labs::divergence::{ALTERNATE_WARPS, BY_BLOCK, EVEN_ODD_LANE, kernel_for};
 use kernels_gpu::launch::LaunchShape;
 
@@ -46,7 +45,7 @@ pub fn expected(pattern: BranchPattern, block: u32, i: u32, work: u32) -> f32 {
 /// sample of threads bit for bit.
 pub fn run(gpu: &Gpu, work: u32, reps: u32, progress: &mut dyn FnMut(&str)) -> Result<Vec<BranchRow>> {
     let blocks = gpu.info.multiprocessors * BLOCKS_PER_SM;
-    let shape = LaunchShape { grid: Dim3::new(blocks, 1, 1), block: Dim3::new(THREADS, 1, 1), shared_bytes: 0 };
+    let shape = LaunchShape::linear(blocks, THREADS, 0);
     let threads = blocks * THREADS;
     let mut out = gpu.alloc(threads as usize, "output")?;
     let mut rows = Vec::new();

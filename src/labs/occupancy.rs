@@ -5,7 +5,6 @@ use super::models::occupancy::{Arch, arch_for_compute_capability, occupancy};
 use crate::device::{Gpu, Timing, pointer};
 use crate::error::{Error, Result};
 use crate::random::uniform;
-use kernels_gpu::gpu::Dim3;
 use kernels_gpu::labs::occupancy::{OCCUPANCY_COPY, THREADS};
 use kernels_gpu::launch::LaunchShape;
 use kernels_gpu::matmul::KERNELS;
@@ -37,7 +36,7 @@ impl KernelRow {
 pub fn kernels(gpu: &Gpu) -> Result<Vec<KernelRow>> {
     let arch = arch_of(gpu)?;
     let mut launches: Vec<(&'static str, LaunchShape)> = KERNELS.iter().map(|k| (k.name(), (k.launch)(4096, 4096))).collect();
-    let block = |threads| LaunchShape { grid: Dim3::new(1, 1, 1), block: Dim3::new(threads, 1, 1), shared_bytes: 0 };
+    let block = |threads| LaunchShape::linear(1, threads, 0);
     launches.push((kernels_gpu::vecadd::VEC_ADD.name(), block(256)));
     launches.push((kernels_gpu::vecadd::VEC_ADD_X4.name(), block(256)));
     launches.push((OCCUPANCY_COPY.name(), block(THREADS)));
@@ -109,7 +108,7 @@ pub fn latency(gpu: &Gpu, floats: u64, reps: u32, progress: &mut dyn FnMut(&str)
     let mut rows = Vec::new();
     for blocks in 1..=max_blocks {
         let shared = reservation(gpu, blocks);
-        let shape = LaunchShape { grid: Dim3::new(gpu.info.multiprocessors * blocks, 1, 1), block: Dim3::new(THREADS, 1, 1), shared_bytes: shared };
+        let shape = LaunchShape::linear(gpu.info.multiprocessors * blocks, THREADS, shared);
         let resident = gpu.resident_blocks(OCCUPANCY_COPY.name(), shape)?;
         if resident != blocks {
             return Err(Error::new(format!("reserving {shared} B should leave {blocks} blocks per SM, the driver says {resident}")));

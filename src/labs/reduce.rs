@@ -6,7 +6,6 @@ use crate::error::{Context as _, Error, Result};
 use crate::launch_math::launch_1d;
 use crate::random::uniform;
 use cust::memory::{AsyncCopyDestination, DeviceBuffer, DeviceSlice};
-use kernels_gpu::gpu::Dim3;
 use kernels_gpu::labs::reduce::{REDUCE_ATOMIC, REDUCE_GLOBAL_PASS, REDUCE_SHARED_TREE, REDUCE_WARP_SHUFFLE, THREADS};
 use kernels_gpu::launch::Kernel;
 
@@ -99,7 +98,7 @@ fn blocks(gpu: &Gpu, n: u64) -> u32 {
 /// Enqueues `method` on `src[0..n]`; the sum ends in `result[0]`. Returns
 /// the number of launches.
 fn enqueue(gpu: &Gpu, method: Method, src: &DeviceBuffer<f32>, scratch: &DeviceBuffer<f32>, result: &mut DeviceBuffer<f32>, n: u32) -> Result<u32> {
-    let block_shape = |grid: u32, shared: u32| LaunchShape { grid: Dim3::new(grid, 1, 1), block: Dim3::new(THREADS, 1, 1), shared_bytes: shared };
+    let block_shape = |grid: u32, shared: u32| LaunchShape::linear(grid, THREADS, shared);
     let launch = |kernel: &ReduceKernel, shape: LaunchShape, from: &DeviceBuffer<f32>, to: &DeviceBuffer<f32>, count: u32| {
         gpu.launch(kernel, shape, (pointer(from), pointer(to), count))
     };
