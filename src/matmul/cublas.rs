@@ -5,38 +5,92 @@
 
 use crate::device::Gpu;
 use crate::error::{Error, Result};
-use cust::memory::DeviceBuffer;
+use cust::memory::{DeviceBuffer, DevicePointer};
 use libloading::Library;
 use std::ffi::c_void;
 use std::path::{Path, PathBuf};
 
+/// `cublasHandle_t`: cuBLAS's per-thread context (library state, stream,
+/// math mode).
 type Handle = *mut c_void;
-type CreateFn = unsafe extern "C" fn(*mut Handle) -> i32;
-type DestroyFn = unsafe extern "C" fn(Handle) -> i32;
-type SetStreamFn = unsafe extern "C" fn(Handle, *mut c_void) -> i32;
-type SetMathModeFn = unsafe extern "C" fn(Handle, i32) -> i32;
-type VersionFn = unsafe extern "C" fn(Handle, *mut i32) -> i32;
-#[allow(clippy::type_complexity)]
-type SgemmFn = unsafe extern "C" fn(
-    Handle,
-    i32,
-    i32,
-    i32,
-    i32,
-    i32,
-    *const f32,
-    u64,
-    i32,
-    u64,
-    i32,
-    *const f32,
-    u64,
-    i32,
-) -> i32;
 
-const CUBLAS_OP_N: i32 = 0;
-/// Plain FP32 arithmetic: no TF32 tensor cores behind an SGEMM.
-const CUBLAS_DEFAULT_MATH: i32 = 0;
+/// `cublasStatus_t`: 0 is success, anything else an error code.
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Status(i32);
+
+impl Status {
+    /// The name cuBLAS's header gives the code, when it is a known one.
+    fn name(self) -> Option<&'static str> {
+        Some(match self.0 {
+            0 => "CUBLAS_STATUS_SUCCESS",
+            1 => "CUBLAS_STATUS_NOT_INITIALIZED",
+            3 => "CUBLAS_STATUS_ALLOC_FAILED",
+            7 => "CUBLAS_STATUS_INVALID_VALUE",
+            8 => "CUBLAS_STATUS_ARCH_MISMATCH",
+            11 => "CUBLAS_STATUS_MAPPING_ERROR",
+            13 => "CUBLAS_STATUS_EXECUTION_FAILED",
+            14 => "CUBLAS_STATUS_INTERNAL_ERROR",
+            15 => "CUBLAS_STATUS_NOT_SUPPORTED",
+            16 => "CUBLAS_STATUS_LICENSE_ERROR",
+            _ => return None,
+        })
+    }
+}
+
+/// `cublasOperation_t`: what a GEMM does to an operand before multiplying.
+#[repr(i32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Operation {
+    /// `CUBLAS_OP_N`: the matrix as stored.
+    None = 0,
+    /// `CUBLAS_OP_T`: its transpose.
+    Transpose = 1,
+}
+
+/// `cublasMath_t`: which units cuBLAS may use for FP32 work.
+#[repr(i32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MathMode {
+    /// `CUBLAS_DEFAULT_MATH`: plain FP32 arithmetic, no TF32 tensor cores
+    /// behind an SGEMM (the fair baseline for FP32 CUDA-core rungs).
+    Default = 0,
+    /// `CUBLAS_TF32_TENSOR_OP_MATH`: FP32 GEMMs may round inputs to TF32 and
+    /// run on tensor cores.
+    Tf32TensorOp = 3,
+}
+
+/// `cublasCreate_v2(handle*)`: makes a handle on the current context.
+type CreateFn = unsafe extern "C" fn(handle: *mut Handle) -> Status;
+/// `cublasDestroy_v2(handle)`.
+type DestroyFn = unsafe extern "C" fn(handle: Handle) -> Status;
+/// `cublasSetStream_v2(handle, stream)`: the stream later calls run on.
+type SetStreamFn = unsafe extern "C" fn(handle: Handle, stream: cust::sys::CUstream) -> Status;
+/// `cublasSetMathMode(handle, mode)`.
+type SetMathModeFn = unsafe extern "C" fn(handle: Handle, mode: MathMode) -> Status;
+/// `cublasGetVersion_v2(handle, version*)`: major × 10000 + minor × 100 + patch.
+type VersionFn = unsafe extern "C" fn(handle: Handle, version: *mut i32) -> Status;
+
+/// `cublasSgemm_v2`: column-major `C = alpha * op(A) * op(B) + beta * C`
+/// with op(A) m×k, op(B) k×n and C m×n. `alpha` and `beta` are host
+/// pointers (the default pointer mode); `lda`, `ldb`, `ldc` are the leading
+/// dimensions, the distance in elements between consecutive columns.
+type SgemmFn = unsafe extern "C" fn(
+    handle: Handle,
+    transa: Operation,
+    transb: Operation,
+    m: i32,
+    n: i32,
+    k: i32,
+    alpha: *const f32,
+    a: DevicePointer<f32>,
+    lda: i32,
+    b: DevicePointer<f32>,
+    ldb: i32,
+    beta: *const f32,
+    c: DevicePointer<f32>,
+    ldc: i32,
+) -> Status;
 
 /// Folders searched for `libcublas.so*`, after the dynamic loader's own
 /// search; `*` matches any one folder name.
@@ -88,25 +142,28 @@ impl Cublas {
             let get_version = *library.get::<VersionFn>(b"cublasGetVersion_v2\0").map_err(symbol_error)?;
             let sgemm = *library.get::<SgemmFn>(b"cublasSgemm_v2\0").map_err(symbol_error)?;
             let mut handle: Handle = std::ptr::null_mut();
-            status(create(&mut handle), "cublasCreate")?;
+            check(create(&mut handle), "cublasCreate")?;
             let mut cublas = Cublas { handle, sgemm, destroy, version: 0, path, _library: library };
-            status(set_stream(handle, gpu.stream().as_inner() as *mut c_void), "cublasSetStream")?;
-            status(set_math(handle, CUBLAS_DEFAULT_MATH), "cublasSetMathMode")?;
-            status(get_version(handle, &mut cublas.version), "cublasGetVersion")?;
+            check(set_stream(handle, gpu.stream().as_inner()), "cublasSetStream")?;
+            check(set_math(handle, MathMode::Default), "cublasSetMathMode")?;
+            check(get_version(handle, &mut cublas.version), "cublasGetVersion")?;
             Ok(cublas)
         }
     }
 
-    /// Row-major `C = alpha * A * B + beta * C` (A: m×k, B: k×n). cuBLAS is
-    /// column-major, so it computes Cᵀ = Bᵀ·Aᵀ: the same bytes.
+    /// Row-major `C = alpha * A * B + beta * C` on the GPU's stream, with
+    /// `a` m×k, `b` k×n and `c` m×n, all row-major and densely packed
+    /// (`beta == 0` leaves C's old contents unread). cuBLAS is column-major,
+    /// so it computes Cᵀ = Bᵀ·Aᵀ: the same bytes.
     #[allow(clippy::too_many_arguments)]
     pub fn sgemm(&self, (m, n, k): (u32, u32, u32), alpha: f32, a: &DeviceBuffer<f32>, b: &DeviceBuffer<f32>, beta: f32, c: &DeviceBuffer<f32>) -> Result<()> {
         let (m, n, k) = (m as i32, n as i32, k as i32);
-        let ptr = |buffer: &DeviceBuffer<f32>| buffer.as_device_ptr().as_raw();
-        let code = unsafe {
-            (self.sgemm)(self.handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, ptr(b), n, ptr(a), k, &beta, ptr(c), n)
-        };
-        status(code, "cublasSgemm")
+        let (a, b, c) = (a.as_device_ptr(), b.as_device_ptr(), c.as_device_ptr());
+        // Column-major view of the same bytes: Cᵀ is n×m (leading
+        // dimension n) = Bᵀ (n×k, ld n) · Aᵀ (k×m, ld k), none transposed.
+        let none = Operation::None;
+        let code = unsafe { (self.sgemm)(self.handle, none, none, n, m, k, &alpha, b, n, a, k, &beta, c, n) };
+        check(code, "cublasSgemm")
     }
 
     /// "cuBLAS 13.0.2"-style version string.
@@ -122,8 +179,11 @@ impl Drop for Cublas {
     }
 }
 
-fn status(code: i32, call: &str) -> Result<()> {
-    if code == 0 { Ok(()) } else { Err(Error::new(format!("{call} failed with cuBLAS status {code}"))) }
+fn check(status: Status, call: &str) -> Result<()> {
+    match status {
+        Status(0) => Ok(()),
+        Status(code) => Err(Error::new(format!("{call} failed with cuBLAS status {code} ({})", status.name().unwrap_or("unknown code")))),
+    }
 }
 
 /// Where to look, in order.
@@ -174,8 +234,16 @@ fn expand(pattern: &Path) -> Vec<PathBuf> {
 
 #[cfg(test)]
 mod tests {
-    use super::expand;
+    use super::{Status, check, expand};
     use std::path::Path;
+
+    #[test]
+    fn errors_name_the_status() {
+        assert!(check(Status(0), "cublasSgemm").is_ok());
+        let err = check(Status(7), "cublasSgemm").unwrap_err();
+        assert_eq!(err.message(), "cublasSgemm failed with cuBLAS status 7 (CUBLAS_STATUS_INVALID_VALUE)");
+        assert!(check(Status(99), "x").unwrap_err().message().contains("unknown code"));
+    }
 
     #[test]
     fn glob_expands_one_folder_level() {
