@@ -11,7 +11,7 @@ use ptx_ladder::device::Gpu;
 use ptx_ladder::matmul::check::verdict;
 use ptx_ladder::matmul::cublas::Cublas;
 use ptx_ladder::matmul::ladder::{Gemm, Options, measure, prepare};
-use ptx_ladder::matmul::rungs::ladder;
+use ptx_ladder::matmul::rungs;
 use std::time::Duration;
 
 /// Criterion measurement that reads GPU time between two CUDA events
@@ -105,7 +105,7 @@ fn main() {
         Ok(cublas) => gemms.push(("cuBLAS".into(), Box::new(cublas))),
         Err(e) => eprintln!("benches/matmul: no cuBLAS baseline: {e}"),
     }
-    for rung in ladder(kernels_gpu::matmul::r08_autotuned::CONFIGS[0].kernel) {
+    for rung in rungs::in_order(kernels_gpu::matmul::r08_autotuned::CONFIGS[0].kernel) {
         gemms.push((format!("{} {}", rung.id, rung.title), Box::new(rung.kernel)));
     }
     for (name, gemm) in &gemms {

@@ -7,7 +7,7 @@ use kernels_gpu::matmul::r08_autotuned::CONFIGS;
 use ptx_ladder::device::Gpu;
 use ptx_ladder::matmul::check::{Problem, reference, reference_rows, verdict};
 use ptx_ladder::matmul::ladder::{GemmBuffers, measure};
-use ptx_ladder::matmul::rungs::ladder;
+use ptx_ladder::matmul::rungs;
 
 const SHAPES: &[(u32, u32, u32)] =
     &[(1, 1, 1), (17, 33, 9), (255, 257, 129), (1000, 1000, 1000), (4097, 1023, 513), (4096, 4096, 4096)];
@@ -26,7 +26,7 @@ fn check_all(gpu: &Gpu, kernels: &[GemmKernel], shape: (u32, u32, u32), alpha: f
 }
 
 fn rung_kernels() -> Vec<GemmKernel> {
-    ladder(CONFIGS[0].kernel).iter().map(|r| r.kernel).collect()
+    rungs::in_order(CONFIGS[0].kernel).iter().map(|r| r.kernel).collect()
 }
 
 #[test]

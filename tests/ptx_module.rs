@@ -4,7 +4,7 @@
 
 use kernels_gpu::matmul::KERNELS;
 use kernels_gpu::matmul::r08_autotuned::CONFIGS;
-use ptx_ladder::matmul::rungs::ladder;
+use ptx_ladder::matmul::rungs;
 use ptx_ladder::{PTX, PTX_ARCH};
 
 /// The text of one `.entry`, up to the next entry.
@@ -25,7 +25,7 @@ fn the_module_holds_exactly_the_kernels_the_host_knows() {
     let mut known: Vec<&str> = KERNELS.iter().map(|k| k.name()).collect();
     known.extend([kernels_gpu::vecadd::VEC_ADD.name(), kernels_gpu::vecadd::VEC_ADD_X4.name()]);
     known.extend(kernels_gpu::labs::KERNEL_NAMES);
-    for rung in ladder(CONFIGS[0].kernel) {
+    for rung in rungs::in_order(CONFIGS[0].kernel) {
         assert!(known.contains(&rung.kernel.name()), "rung {} is missing from KERNELS", rung.id);
     }
     let mut found = entries();

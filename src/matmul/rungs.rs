@@ -13,7 +13,7 @@ pub struct Rung {
 
 /// Every rung, bottom to top. Rung 8 runs whichever tile shape tuning
 /// chose (`autotuned`).
-pub fn ladder(autotuned: GemmKernel) -> Vec<Rung> {
+pub fn in_order(autotuned: GemmKernel) -> Vec<Rung> {
     vec![
         Rung { id: "1", title: "naive", kernel: k::r01_naive::KERNEL },
         Rung { id: "2", title: "coalesced", kernel: k::r02_coalesced::KERNEL },
@@ -25,7 +25,7 @@ pub fn ladder(autotuned: GemmKernel) -> Vec<Rung> {
         Rung { id: "7b", title: "bank conflicts: swizzled", kernel: k::r07_bank_conflicts::SWIZZLED },
         Rung { id: "8", title: "autotuned", kernel: autotuned },
         Rung { id: "9", title: "warptiling", kernel: k::r09_warptiling::KERNEL },
-        Rung { id: "10", title: "async copies, 4 stages", kernel: k::r10_double_buffered::KERNEL },
+        Rung { id: "10", title: "async copies, 4 stages", kernel: k::r10_async_pipeline::KERNEL },
         Rung { id: "11", title: "tensor cores, 3xTF32", kernel: k::r11_tensor_cores::KERNEL },
     ]
 }
@@ -78,13 +78,13 @@ mod tests {
     use super::*;
 
     fn ids(list: &str) -> Vec<&'static str> {
-        let all = ladder(k::r08_autotuned::CONFIGS[0].kernel);
+        let all = in_order(k::r08_autotuned::CONFIGS[0].kernel);
         select(&all, list).unwrap().iter().map(|r| r.id).collect()
     }
 
     #[test]
     fn ladder_has_every_rung_once_with_distinct_kernels() {
-        let all = ladder(k::r08_autotuned::CONFIGS[0].kernel);
+        let all = in_order(k::r08_autotuned::CONFIGS[0].kernel);
         assert_eq!(all.len(), 12);
         let mut names: Vec<&str> = all.iter().map(|r| r.kernel.name()).collect();
         names.sort();
@@ -103,7 +103,7 @@ mod tests {
     #[test]
     fn any_kernel_of_the_module_can_be_named() {
         let candidate = k::r08_autotuned::CONFIGS[3].kernel.name();
-        let all = ladder(k::r08_autotuned::CONFIGS[0].kernel);
+        let all = in_order(k::r08_autotuned::CONFIGS[0].kernel);
         let picked = select(&all, &format!("2,{candidate},sgemm_naive")).unwrap();
         let names: Vec<&str> = picked.iter().map(|r| r.kernel.name()).collect();
         assert_eq!(names, ["sgemm_naive", "sgemm_coalesced", candidate]);
@@ -111,7 +111,7 @@ mod tests {
 
     #[test]
     fn bad_selections_say_what_exists() {
-        let all = ladder(k::r08_autotuned::CONFIGS[0].kernel);
+        let all = in_order(k::r08_autotuned::CONFIGS[0].kernel);
         for bad in ["12", "x", "5-3", "", "7c"] {
             let err = select(&all, bad).err().expect(bad);
             assert!(err.message().starts_with("--rungs:"), "{err}");

@@ -30,7 +30,7 @@ pub fn run(mut flags: Flags) -> Result<(), Failure> {
     ladder::validate_size(size)?;
     let options = ladder::Options { size, reps, warmup, seed };
     // Check the rung list before starting the GPU.
-    let placeholder = rungs::ladder(kernels_gpu::matmul::r08_autotuned::CONFIGS[0].kernel);
+    let placeholder = rungs::in_order(kernels_gpu::matmul::r08_autotuned::CONFIGS[0].kernel);
     if let Some(list) = &rung_list {
         rungs::select(&placeholder, list).map_err(|e| UsageError(e.to_string()))?;
     }
@@ -48,7 +48,7 @@ pub fn run(mut flags: Flags) -> Result<(), Failure> {
     }
 
     let choice = autotune::choose(&tune_file, &gpu.info.name);
-    let all = rungs::ladder(choice.config.kernel);
+    let all = rungs::in_order(choice.config.kernel);
     let selected = match &rung_list {
         Some(list) => rungs::select(&all, list)?,
         None => all,

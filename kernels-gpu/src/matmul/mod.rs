@@ -70,7 +70,7 @@ pub mod r06_vectorized;
 pub mod r07_bank_conflicts;
 pub mod r08_autotuned;
 pub mod r09_warptiling;
-pub mod r10_double_buffered;
+pub mod r10_async_pipeline;
 pub mod r11_tensor_cores;
 
 mod epilogue;
@@ -88,7 +88,7 @@ pub const KERNELS: &[GemmKernel] = &{
         r07_bank_conflicts::PADDED,
         r07_bank_conflicts::SWIZZLED,
         r09_warptiling::KERNEL,
-        r10_double_buffered::KERNEL,
+        r10_async_pipeline::KERNEL,
         r11_tensor_cores::KERNEL,
     ];
     let mut all = [RUNGS[0]; RUNGS.len() + r08_autotuned::CONFIGS.len()];

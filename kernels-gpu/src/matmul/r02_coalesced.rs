@@ -27,10 +27,10 @@ pub const fn launch(m: u32, n: u32) -> LaunchShape {
 
 #[kernel]
 pub unsafe fn sgemm_coalesced(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
-    let t = gpu::thread_idx().x;
+    let thread = gpu::thread_idx().x;
     // Consecutive threads (one warp) → same row, consecutive columns.
-    let row = gpu::block_idx().x * TILE + t / TILE;
-    let col = gpu::block_idx().y * TILE + t % TILE;
+    let row = gpu::block_idx().x * TILE + thread / TILE;
+    let col = gpu::block_idx().y * TILE + thread % TILE;
     if row < m && col < n {
         let a_row = unsafe { a.add(row as usize * k as usize) };
         let mut b_col = unsafe { b.add(col as usize) };

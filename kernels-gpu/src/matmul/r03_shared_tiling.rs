@@ -38,8 +38,8 @@ pub unsafe fn sgemm_shared_tiling(m: u32, n: u32, k: u32, alpha: f32, a: *const 
     let a_tile = gpu::dynamic_shared::<f32>();
     let b_tile = unsafe { a_tile.add((TILE * TILE) as usize) };
 
-    let t = gpu::thread_idx().x;
-    let (ty, tx) = (t / TILE, t % TILE);
+    let thread = gpu::thread_idx().x;
+    let (ty, tx) = (thread / TILE, thread % TILE);
     let row = gpu::block_idx().y * TILE + ty;
     let col = gpu::block_idx().x * TILE + tx;
     let me = (ty * TILE + tx) as usize;

@@ -33,22 +33,22 @@ pub unsafe fn sgemm_blocktile_1d(m: u32, n: u32, k: u32, alpha: f32, a: *const f
     let a_tile = gpu::dynamic_shared::<f32>(); // TILE_M × TILE_K
     let b_tile = unsafe { a_tile.add((TILE_M * TILE_K) as usize) }; // TILE_K × TILE_N
 
-    let t = gpu::thread_idx().x;
+    let thread = gpu::thread_idx().x;
     let row0 = gpu::block_idx().y * TILE_M;
     let col0 = gpu::block_idx().x * TILE_N;
     // Which column of the tile this thread owns, and which 8 rows.
-    let tile_col = t % TILE_N;
-    let tile_row = (t / TILE_N) * THREAD_M;
+    let tile_col = thread % TILE_N;
+    let tile_row = (thread / TILE_N) * THREAD_M;
     // Which element of each tile this thread loads (one of each).
-    let (a_r, a_c) = (t / TILE_K, t % TILE_K);
-    let (b_r, b_c) = (t / TILE_N, t % TILE_N);
+    let (a_r, a_c) = (thread / TILE_K, thread % TILE_K);
+    let (b_r, b_c) = (thread / TILE_N, thread % TILE_N);
 
     let mut acc = [0.0f32; THREAD_M as usize];
     let mut k0 = 0;
     while k0 < k {
         unsafe {
-            *a_tile.add(t as usize) = load_or_zero(a, m, k, row0 + a_r, k0 + a_c);
-            *b_tile.add(t as usize) = load_or_zero(b, k, n, k0 + b_r, col0 + b_c);
+            *a_tile.add(thread as usize) = load_or_zero(a, m, k, row0 + a_r, k0 + a_c);
+            *b_tile.add(thread as usize) = load_or_zero(b, k, n, k0 + b_r, col0 + b_c);
         }
         gpu::sync_threads();
         let mut b_column = [0.0f32; TILE_K as usize];

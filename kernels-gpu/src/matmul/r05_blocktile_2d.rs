@@ -37,11 +37,11 @@ pub unsafe fn sgemm_blocktile_2d(m: u32, n: u32, k: u32, alpha: f32, a: *const f
     let a_tile = gpu::dynamic_shared::<f32>(); // TILE_M × TILE_K
     let b_tile = unsafe { a_tile.add((TILE_M * TILE_K) as usize) }; // TILE_K × TILE_N
 
-    let t = gpu::thread_idx().x;
+    let thread = gpu::thread_idx().x;
     let row0 = gpu::block_idx().y * TILE_M;
     let col0 = gpu::block_idx().x * TILE_N;
-    let tile_row = (t / (TILE_N / THREAD_N)) * THREAD_M;
-    let tile_col = (t % (TILE_N / THREAD_N)) * THREAD_N;
+    let tile_row = (thread / (TILE_N / THREAD_N)) * THREAD_M;
+    let tile_col = (thread % (TILE_N / THREAD_N)) * THREAD_N;
 
     let mut acc = [[0.0f32; TN]; TM];
     let mut a_frag = [0.0f32; TM];
@@ -52,12 +52,12 @@ pub unsafe fn sgemm_blocktile_2d(m: u32, n: u32, k: u32, alpha: f32, a: *const f
         // thread loads every THREADS-th one (a fixed count, so the loop
         // unrolls and its addresses stay in registers).
         for j in 0..TILE_M * TILE_K / THREADS {
-            let i = t + j * THREADS;
+            let i = thread + j * THREADS;
             let (r, cc) = (i / TILE_K, i % TILE_K);
             unsafe { *a_tile.add(i as usize) = load_or_zero(a, m, k, row0 + r, k0 + cc) };
         }
         for j in 0..TILE_K * TILE_N / THREADS {
-            let i = t + j * THREADS;
+            let i = thread + j * THREADS;
             let (r, cc) = (i / TILE_N, i % TILE_N);
             unsafe { *b_tile.add(i as usize) = load_or_zero(b, k, n, k0 + r, col0 + cc) };
         }

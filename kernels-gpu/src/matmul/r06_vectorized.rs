@@ -91,11 +91,11 @@ pub unsafe fn load_tiles<L: SharedLayout>(
     (m, n, k): (u32, u32, u32),
     (row0, col0, k0): (u32, u32, u32),
     (tile_m, tile_n, tile_k): (u32, u32, u32),
-    (t, threads): (u32, u32),
+    (thread, threads): (u32, u32),
 ) {
     let a_quads = tile_m * tile_k / 4;
     for i in 0..a_quads.div_ceil(threads) {
-        let q = t + i * threads;
+        let q = thread + i * threads;
         if a_quads % threads == 0 || q < a_quads {
             // Two quads (8 values of k) per row of A, then the next row; the
             // next slab of 8 k values after all tile_m rows.
@@ -110,7 +110,7 @@ pub unsafe fn load_tiles<L: SharedLayout>(
     }
     let b_quads = tile_k * tile_n / 4;
     for i in 0..b_quads.div_ceil(threads) {
-        let q = t + i * threads;
+        let q = thread + i * threads;
         if b_quads % threads == 0 || q < b_quads {
             let r = q / (tile_n / 4);
             let col = (q % (tile_n / 4)) * 4;
@@ -150,12 +150,12 @@ pub unsafe fn sgemm_vectorized_body<
     let a_tile = gpu::dynamic_shared::<f32>();
     let b_tile = unsafe { a_tile.add((TILE_K * a_stride) as usize) };
 
-    let t = gpu::thread_idx().x;
+    let thread = gpu::thread_idx().x;
     let row0 = gpu::block_idx().y * TILE_M;
     let col0 = gpu::block_idx().x * TILE_N;
     let threads_per_row = TILE_N / THREAD_N as u32;
-    let tile_row = (t / threads_per_row) * THREAD_M as u32;
-    let tile_col = (t % threads_per_row) * THREAD_N as u32;
+    let tile_row = (thread / threads_per_row) * THREAD_M as u32;
+    let tile_col = (thread % threads_per_row) * THREAD_N as u32;
 
     let mut acc = [[0.0f32; THREAD_N]; THREAD_M];
     let mut a_frag = [0.0f32; THREAD_M];
@@ -170,7 +170,7 @@ pub unsafe fn sgemm_vectorized_body<
                 (m, n, k),
                 (row0, col0, k0),
                 (TILE_M, TILE_N, TILE_K),
-                (t, threads(TILE_M, TILE_N, THREAD_M, THREAD_N)),
+                (thread, threads(TILE_M, TILE_N, THREAD_M, THREAD_N)),
             )
         };
         gpu::sync_threads();

@@ -84,11 +84,11 @@ pub const fn launch_for(tiling: Tiling, m: u32, n: u32) -> LaunchShape {
     tiled_launch(m, n, tiling.tile_m, tiling.tile_n, tiling.threads(), float_bytes(tiling.stage_floats()))
 }
 
-/// Row and column, inside the block tile, of thread `t`'s first result.
+/// Row and column, inside the block tile, of `thread`'s first result.
 #[inline(always)]
-pub fn thread_origin<const ITER_M: usize, const ITER_N: usize>(tiling: Tiling, t: u32) -> (u32, u32) {
+pub fn thread_origin<const ITER_M: usize, const ITER_N: usize>(tiling: Tiling, thread: u32) -> (u32, u32) {
     let lanes_n = tiling.pass(ITER_M, ITER_N).1 / QUAD as u32;
-    let (warp, lane) = (t / WARP_SIZE, t % WARP_SIZE);
+    let (warp, lane) = (thread / WARP_SIZE, thread % WARP_SIZE);
     let warps_n = tiling.tile_n / tiling.warp_n;
     let warp_row = (warp / warps_n) * tiling.warp_m;
     let warp_col = (warp % warps_n) * tiling.warp_n;
@@ -186,13 +186,12 @@ pub unsafe fn sgemm_warptiling_body<const ITER_M: usize, const ITER_N: usize>(
     c: *mut f32,
 ) {
     {
-        let t = tiling;
         let a_tile = gpu::dynamic_shared::<f32>();
-        let b_tile = unsafe { a_tile.add((t.tile_k * (t.tile_m + Layout::ROW_PAD)) as usize) };
+        let b_tile = unsafe { a_tile.add((tiling.tile_k * (tiling.tile_m + Layout::ROW_PAD)) as usize) };
         let thread = gpu::thread_idx().x;
-        let row0 = gpu::block_idx().y * t.tile_m;
-        let col0 = gpu::block_idx().x * t.tile_n;
-        let origin = thread_origin::<ITER_M, ITER_N>(t, thread);
+        let row0 = gpu::block_idx().y * tiling.tile_m;
+        let col0 = gpu::block_idx().x * tiling.tile_n;
+        let origin = thread_origin::<ITER_M, ITER_N>(tiling, thread);
 
         let mut acc: Accumulators<ITER_M, ITER_N> = [[[[0.0; QUAD]; ITER_N]; QUAD]; ITER_M];
         let mut k0 = 0;
@@ -204,15 +203,15 @@ pub unsafe fn sgemm_warptiling_body<const ITER_M: usize, const ITER_N: usize>(
                     (a, b),
                     (m, n, k),
                     (row0, col0, k0),
-                    (t.tile_m, t.tile_n, t.tile_k),
-                    (thread, t.threads()),
+                    (tiling.tile_m, tiling.tile_n, tiling.tile_k),
+                    (thread, tiling.threads()),
                 );
             }
             gpu::sync_threads();
-            unsafe { multiply_tile::<Layout, ITER_M, ITER_N>(t, a_tile, b_tile, origin, &mut acc) };
+            unsafe { multiply_tile::<Layout, ITER_M, ITER_N>(tiling, a_tile, b_tile, origin, &mut acc) };
             gpu::sync_threads();
-            k0 += t.tile_k;
+            k0 += tiling.tile_k;
         }
-        unsafe { store_accumulators(t, c, (m, n), (row0 + origin.0, col0 + origin.1), alpha, beta, &acc) };
+        unsafe { store_accumulators(tiling, c, (m, n), (row0 + origin.0, col0 + origin.1), alpha, beta, &acc) };
     }
 }

@@ -59,7 +59,7 @@ unsafe fn start_copies(
     (a, b): (*const f32, *const f32),
     (m, n, k): (u32, u32, u32),
     (row0, col0, k0): (u32, u32, u32),
-    t: u32,
+    thread: u32,
     interior: bool,
 ) {
     let (tile_m, tile_n, tile_k) = (TILING.tile_m, TILING.tile_n, TILING.tile_k);
@@ -67,7 +67,7 @@ unsafe fn start_copies(
     let b_tile = unsafe { stage.add((tile_k * tile_m) as usize) };
     for i in 0..tile_m * tile_k / THREADS {
         // 8 consecutive k of one row per 8 lanes, then the next row.
-        let e = t + i * THREADS;
+        let e = thread + i * THREADS;
         let kk = (e % 8) + (e / (8 * tile_m)) * 8;
         let row = (e / 8) % tile_m;
         let (gr, gk) = (row0 + row, k0 + kk);
@@ -77,7 +77,7 @@ unsafe fn start_copies(
         unsafe { cp_async_4(dst, src, if inside { 4 } else { 0 }) };
     }
     for i in 0..tile_k * tile_n / 4 / THREADS {
-        let q = t + i * THREADS;
+        let q = thread + i * THREADS;
         let r = q / (tile_n / 4);
         let col = (q % (tile_n / 4)) * 4;
         let (gr, gc) = (k0 + r, col0 + col);
@@ -103,10 +103,10 @@ unsafe fn start_copies(
 pub unsafe fn sgemm_double_buffered(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
     let shared = gpu::dynamic_shared::<f32>();
     let stage = |s: u32| unsafe { shared.add((s * STAGE_FLOATS) as usize) };
-    let t = gpu::thread_idx().x;
+    let thread = gpu::thread_idx().x;
     let row0 = gpu::block_idx().y * TILING.tile_m;
     let col0 = gpu::block_idx().x * TILING.tile_n;
-    let origin = thread_origin::<ITER_M, ITER_N>(TILING, t);
+    let origin = thread_origin::<ITER_M, ITER_N>(TILING, thread);
     let steps = k.div_ceil(TILING.tile_k);
     // Blocks whose tile lies inside C, with aligned rows of B, copy
     // without bounds checks except on a partial last step of k.
@@ -114,7 +114,7 @@ pub unsafe fn sgemm_double_buffered(m: u32, n: u32, k: u32, alpha: f32, a: *cons
     let copy = |s: u32, step: u32| {
         let k0 = step * TILING.tile_k;
         let interior = full_block && k0 + TILING.tile_k <= k;
-        unsafe { start_copies(stage(s), (a, b), (m, n, k), (row0, col0, k0), t, interior) }
+        unsafe { start_copies(stage(s), (a, b), (m, n, k), (row0, col0, k0), thread, interior) }
     };
 
     // Prologue: the first STAGES-1 steps in flight. Every thread commits
