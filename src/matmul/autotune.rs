@@ -7,7 +7,7 @@ use super::ladder::{GemmBuffers, measure};
 use crate::device::Gpu;
 use crate::error::{Error, Result};
 use kernels_gpu::matmul::GemmKernel;
-use kernels_gpu::matmul::r08_autotuned::{CONFIGS, TileConfig};
+use kernels_gpu::matmul::r08_autotuned::{CONFIGS, Config};
 use std::path::Path;
 
 /// Where `--tune` writes its result unless `--tune-file` says otherwise.
@@ -50,7 +50,7 @@ impl Tuned {
 
 /// Which shape rung 8 runs, and why (for the table).
 pub struct Choice {
-    pub config: TileConfig,
+    pub config: Config,
     pub note: String,
 }
 
@@ -73,13 +73,13 @@ pub fn choose(path: &Path, device: &str) -> Choice {
 }
 
 /// "128x128x8, 8x8 per thread".
-pub fn shape(config: &TileConfig) -> String {
-    format!("{}x{}x{}, {}x{} per thread", config.tile_m, config.tile_n, config.tile_k, config.thread_m, config.thread_n)
+pub fn shape(config: &Config) -> String {
+    format!("{}x{}x{}, {}x{} per thread", config.tiling.tile_m, config.tiling.tile_n, config.tiling.tile_k, config.tiling.thread_m, config.tiling.thread_n)
 }
 
 /// One candidate's outcome.
 pub struct Candidate {
-    pub config: TileConfig,
+    pub config: Config,
     pub gflops: Option<f64>,
     pub outcome: String,
 }
@@ -148,9 +148,9 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), CONFIGS.len());
         for c in CONFIGS {
-            assert!(c.threads() <= 1024 && c.threads() >= 32, "{}", shape(c));
+            assert!(c.tiling.threads() <= 1024 && c.tiling.threads() >= 32, "{}", shape(c));
             let launch = (c.kernel.launch)(1000, 1000);
-            assert_eq!(launch.block.x, c.threads());
+            assert_eq!(launch.block.x, c.tiling.threads());
             assert!(launch.shared_bytes <= 48 * 1024, "{}", shape(c));
         }
     }

@@ -66,6 +66,7 @@ pub mod r02_coalesced;
 pub mod r03_shared_tiling;
 pub mod r04_blocktile_1d;
 pub mod r05_blocktile_2d;
+#[macro_use]
 pub mod r06_vectorized;
 pub mod r07_bank_conflicts;
 pub mod r08_autotuned;
@@ -74,7 +75,10 @@ pub mod r10_async_pipeline;
 pub mod r11_tensor_cores;
 
 mod epilogue;
-mod tiles;
+pub mod layout;
+pub mod tiles;
+pub mod tiling;
+pub mod warp_tile;
 
 /// Every SGEMM kernel in the PTX module: the rungs and rung 8's candidates.
 pub const KERNELS: &[GemmKernel] = &{

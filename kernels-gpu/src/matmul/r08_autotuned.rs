@@ -10,50 +10,38 @@
 //! each candidate is its own kernel in the PTX module.
 
 use super::GemmKernel;
-use super::r06_vectorized::{launch_for, sgemm_vectorized_body};
-use super::r07_bank_conflicts::Swizzled;
+use super::layout::Swizzled;
+use super::r06_vectorized::{check, launch_for};
+use super::tiling::Tiling;
 use kernels_macros::kernel;
 
-/// One candidate: block tile, `tile_k` and thread tile.
+/// One candidate: its tiling and its kernel.
 #[derive(Clone, Copy)]
-pub struct TileConfig {
-    pub tile_m: u32,
-    pub tile_n: u32,
-    pub tile_k: u32,
-    pub thread_m: u32,
-    pub thread_n: u32,
+pub struct Config {
+    pub tiling: Tiling,
     pub kernel: GemmKernel,
 }
 
-impl TileConfig {
-    /// Threads per block.
-    pub const fn threads(&self) -> u32 {
-        (self.tile_m / self.thread_m) * (self.tile_n / self.thread_n)
-    }
-}
-
-macro_rules! tile_configs {
+macro_rules! candidates {
     ($($name:ident: $bm:literal x $bn:literal x $bk:literal, $tm:literal x $tn:literal, $blocks:literal blocks/SM;)*) => {
         $(
             #[kernel]
             pub unsafe fn $name(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
-                unsafe { sgemm_vectorized_body::<Swizzled, $bm, $bn, $bk, $tm, $tn>(m, n, k, alpha, a, b, beta, c) }
+                const TILING: Tiling = Tiling::block($bm, $bn, $bk, $tm, $tn);
+                const _: () = check(TILING);
+                unsafe { vectorized_body!(Swizzled, TILING)(m, n, k, alpha, a, b, beta, c) }
             }
         )*
 
         /// Every candidate compiled into the PTX module; the first is the
         /// default when no tuning result exists (rung 7's shape).
-        pub const CONFIGS: &[TileConfig] = &[$(
-            TileConfig {
-                tile_m: $bm,
-                tile_n: $bn,
-                tile_k: $bk,
-                thread_m: $tm,
-                thread_n: $tn,
+        pub const CONFIGS: &[Config] = &[$(
+            Config {
+                tiling: Tiling::block($bm, $bn, $bk, $tm, $tn),
                 kernel: gemm_kernel!(
                     $name,
-                    launch_for::<Swizzled, $bm, $bn, $bk, $tm, $tn>,
-                    super::r06_vectorized::threads($bm, $bn, $tm, $tn),
+                    |m, n| launch_for::<Swizzled>(Tiling::block($bm, $bn, $bk, $tm, $tn), m, n),
+                    Tiling::block($bm, $bn, $bk, $tm, $tn).threads(),
                     $blocks
                 ),
             }
@@ -64,7 +52,7 @@ macro_rules! tile_configs {
 // The last column is the launch bounds' blocks per SM: how many blocks'
 // worth of registers ptxas must leave room for (128 registers per thread
 // for the 8×8 thread tiles).
-tile_configs! {
+candidates! {
     sgemm_autotuned_128x128x8_8x8: 128 x 128 x 8, 8 x 8, 2 blocks/SM;
     sgemm_autotuned_128x128x16_8x8: 128 x 128 x 16, 8 x 8, 2 blocks/SM;
     sgemm_autotuned_128x128x32_8x8: 128 x 128 x 32, 8 x 8, 2 blocks/SM;

@@ -20,31 +20,33 @@
 //! the matrices no copy checks bounds; on edge tiles copies that fall outside
 //! read nothing and fill zeros (the `src-size` operand).
 
-use super::r06_vectorized::SharedLayout;
-use super::r07_bank_conflicts::Swizzled;
-use super::r09_warptiling::{Accumulators, QUAD, Tiling, multiply_tile, store_accumulators, thread_origin};
+use super::layout::{SharedLayout, Swizzled, stage_floats};
+use super::tiling::Tiling;
+use super::warp_tile::{Accumulators, QUAD, check, multiply_tile, store_accumulators, thread_origin};
 use crate::gpu::{self, cp_async_4, cp_async_16, cp_async_commit, cp_async_wait};
-use crate::launch::{LaunchShape, float_bytes, tiled_launch};
+use crate::launch::LaunchShape;
 use kernels_macros::kernel;
 
-pub const TILING: Tiling = Tiling { tile_m: 128, tile_n: 256, tile_k: 8, warp_m: 64, warp_n: 64 };
+/// Block tile 128×256 in 4 stages, warp tiles 64×64, 8×16 results per
+/// thread.
+pub const TILING: Tiling = Tiling::block(128, 256, 8, 8, 16).with_warp_tile(64, 64).with_stages(4);
 pub const ITER_M: usize = 2;
 pub const ITER_N: usize = 4;
 /// Tiles resident in shared memory at once.
-pub const STAGES: u32 = 4;
+pub const STAGES: u32 = TILING.stages;
 pub const THREADS: u32 = TILING.threads();
 type Layout = Swizzled;
-const _: () = TILING.check(ITER_M, ITER_N);
+const _: () = check(TILING, ITER_M, ITER_N);
 const _: () = assert!((TILING.tile_m * TILING.tile_k) % THREADS == 0 && (TILING.tile_k * TILING.tile_n / 4) % THREADS == 0);
 
 /// About 230 registers per thread: one block of 256 threads per SM.
 pub const KERNEL: super::GemmKernel = gemm_kernel!(sgemm_double_buffered, launch, THREADS, 1);
 
 /// Shared floats for one stage: the A and B tiles in the swizzled layout.
-const STAGE_FLOATS: u32 = TILING.stage_floats();
+const STAGE_FLOATS: u32 = stage_floats::<Layout>(TILING);
 
 pub const fn launch(m: u32, n: u32) -> LaunchShape {
-    tiled_launch(m, n, TILING.tile_m, TILING.tile_n, THREADS, float_bytes(STAGES * STAGE_FLOATS))
+    TILING.launch(m, n, STAGE_FLOATS)
 }
 
 /// Starts the copies of step `k0` into `stage` (A tile then B tile).
