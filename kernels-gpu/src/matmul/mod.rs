@@ -74,6 +74,7 @@ pub mod r09_warptiling;
 pub mod r10_async_pipeline;
 pub mod r11_tensor_cores;
 
+pub mod async_copy;
 mod epilogue;
 pub mod layout;
 pub mod tiles;

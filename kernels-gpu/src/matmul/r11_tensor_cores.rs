@@ -25,8 +25,9 @@
 //! One difference from FFMA: an infinite input gives NaN (∞ − ∞ in the
 //! split) where the FFMA rungs give ±∞.
 
+use super::async_copy::{copy_tile, cp_async_wait_for};
 use super::{GemmKernel, epilogue::store_scalar};
-use crate::gpu::{self, WARP_SIZE, cp_async_4, cp_async_16, cp_async_commit, cp_async_wait, mma_tf32, split_tf32};
+use crate::gpu::{self, WARP_SIZE, cp_async_commit, mma_tf32, split_tf32};
 use crate::launch::{LaunchShape, float_bytes, tiled_launch};
 use kernels_macros::kernel;
 
@@ -83,43 +84,6 @@ impl TensorTiling {
         assert!(self.stages >= 2 && self.stages <= 5);
         assert!((self.tile_m * self.tile_k / 4) % self.threads() == 0);
         assert!((self.tile_k * self.tile_n / 4) % self.threads() == 0);
-    }
-}
-
-/// Copies `cols` floats of `rows` rows, 4 at a time, from `src` (a
-/// `src_rows`×`src_cols` row-major matrix, starting at (`row0`, `col0`)) to
-/// `dst` (row stride `dst_stride`). Outside the matrix copies read nothing
-/// and leave zeros.
-#[inline(always)]
-unsafe fn copy_tile(
-    dst: *mut f32,
-    dst_stride: u32,
-    (rows, cols): (u32, u32),
-    src: *const f32,
-    (src_rows, src_cols): (u32, u32),
-    (row0, col0): (u32, u32),
-    (thread, threads): (u32, u32),
-    interior: bool,
-) {
-    let quads = cols / 4;
-    for i in 0..rows * quads / threads {
-        let q = thread + i * threads;
-        let (r, c) = (q / quads, (q % quads) * 4);
-        let d = unsafe { dst.add((r * dst_stride + c) as usize) };
-        let (gr, gc) = (row0 + r, col0 + c);
-        let at = |col: u32| unsafe { src.add(gr as usize * src_cols as usize + col as usize) };
-        if interior {
-            unsafe { cp_async_16(d, at(gc), 16) };
-        } else if src_cols % 4 == 0 {
-            let valid = if gr < src_rows && gc < src_cols { (src_cols - gc).min(4) } else { 0 };
-            unsafe { cp_async_16(d, if valid > 0 { at(gc) } else { src }, valid * 4) };
-        } else {
-            // Rows are not 16-byte aligned: four 4-byte copies.
-            for j in 0..4 {
-                let inside = gr < src_rows && gc + j < src_cols;
-                unsafe { cp_async_4(d.add(j as usize), if inside { at(gc + j) } else { src }, if inside { 4 } else { 0 }) };
-            }
-        }
     }
 }
 
@@ -259,18 +223,6 @@ unsafe fn sgemm_tensor_body<const MT: usize, const NT: usize, const DEPTH: usize
                 }
             }
         }
-    }
-}
-
-/// `cp.async.wait_group stages-2`: the PTX instruction takes a constant.
-#[inline(always)]
-fn cp_async_wait_for(stages: u32) {
-    match stages {
-        2 => cp_async_wait::<0>(),
-        3 => cp_async_wait::<1>(),
-        4 => cp_async_wait::<2>(),
-        5 => cp_async_wait::<3>(),
-        _ => unreachable!(),
     }
 }
 
