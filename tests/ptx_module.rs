@@ -108,7 +108,7 @@ fn rung_11_runs_on_tensor_cores_three_products_per_tile() {
     let body = entry("sgemm_tensor_cores");
     // Per block step, each of the 8 warps does (warp tile / 16×8) tiles ×
     // (tile_k / 8) depth steps × 3 products, all unrolled.
-    let warp_tiles = (TILING.tile_m / TILING.warps_m / 16) * (TILING.tile_n / TILING.warps_n / 8);
+    let warp_tiles = (TILING.warp_m / 16) * (TILING.warp_n / 8);
     let expected = warp_tiles * (TILING.tile_k / 8) * 3;
     assert_eq!(body.matches("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32").count() as u32, expected);
     assert!(body.contains("cp.async.cg.shared.global") && body.contains("cp.async.wait_group"));

@@ -26,22 +26,11 @@
 //! split) where the FFMA rungs give ±∞.
 
 use super::async_copy::{copy_tile, cp_async_wait_for};
+use super::tiling::Tiling;
 use super::{GemmKernel, epilogue::store_scalar};
 use crate::gpu::{self, WARP_SIZE, cp_async_commit, mma_tf32, split_tf32};
-use crate::launch::{LaunchShape, float_bytes, tiled_launch};
+use crate::launch::LaunchShape;
 use kernels_macros::kernel;
-
-/// A block tile of `tile_m`×`tile_n`, `tile_k` deep per pipeline stage,
-/// split among `warps_m`×`warps_n` warps; `stages` tiles in flight.
-#[derive(Clone, Copy)]
-pub struct TensorTiling {
-    pub tile_m: u32,
-    pub tile_n: u32,
-    pub tile_k: u32,
-    pub warps_m: u32,
-    pub warps_n: u32,
-    pub stages: u32,
-}
 
 /// Rows of an `mma` tile of A (and C), columns of B (and C), and its depth.
 const MMA_M: u32 = 16;
@@ -52,50 +41,43 @@ const MMA_K: u32 = 8;
 const A_PAD: u32 = 4;
 const B_PAD: u32 = 8;
 
-impl TensorTiling {
-    pub const fn threads(self) -> u32 {
-        self.warps_m * self.warps_n * WARP_SIZE
-    }
-    const fn a_stride(self) -> u32 {
-        self.tile_k + A_PAD
-    }
-    const fn b_stride(self) -> u32 {
-        self.tile_n + B_PAD
-    }
-    const fn a_floats(self) -> u32 {
-        self.tile_m * self.a_stride()
-    }
-    const fn stage_floats(self) -> u32 {
-        self.a_floats() + self.tile_k * self.b_stride()
-    }
-    const fn shared_bytes(self) -> u32 {
-        float_bytes(self.stages * self.stage_floats())
-    }
-    pub const fn launch(self, m: u32, n: u32) -> LaunchShape {
-        tiled_launch(m, n, self.tile_m, self.tile_n, self.threads(), self.shared_bytes())
-    }
-    /// Fails at compile time unless `MT`×`NT` mma tiles make a warp tile,
-    /// `depth` mma steps make `tile_k`, and the copies divide evenly among
-    /// the threads.
-    const fn check(self, mt: usize, nt: usize, depth: usize) {
-        assert!(self.tile_k == depth as u32 * MMA_K, "tile_k = DEPTH * 8");
-        assert!(self.tile_m == self.warps_m * mt as u32 * MMA_M, "tile_m = warps_m * MT * 16");
-        assert!(self.tile_n == self.warps_n * nt as u32 * MMA_N, "tile_n = warps_n * NT * 8");
-        assert!(self.stages >= 2 && self.stages <= 5);
-        assert!((self.tile_m * self.tile_k / 4) % self.threads() == 0);
-        assert!((self.tile_k * self.tile_n / 4) % self.threads() == 0);
-    }
+/// Rung 11's padded layout of a tiling's stage: A row-major with rows of
+/// `tile_k + A_PAD`, then B k-major with rows of `tile_n + B_PAD`.
+const fn a_stride(t: Tiling) -> u32 {
+    t.tile_k + A_PAD
+}
+const fn b_stride(t: Tiling) -> u32 {
+    t.tile_n + B_PAD
+}
+const fn a_floats(t: Tiling) -> u32 {
+    t.tile_m * a_stride(t)
+}
+const fn stage_floats(t: Tiling) -> u32 {
+    a_floats(t) + t.tile_k * b_stride(t)
+}
+
+/// Fails at compile time unless `MT`×`NT` mma tiles make a warp tile, a
+/// thread holds 2×2 of each, `depth` mma steps make `tile_k`, and the copies
+/// divide evenly among the threads.
+const fn check(t: Tiling, mt: usize, nt: usize, depth: usize) {
+    t.check();
+    assert!(t.tile_k == depth as u32 * MMA_K, "tile_k = DEPTH * 8");
+    assert!(t.warp_m == mt as u32 * MMA_M && t.warp_n == nt as u32 * MMA_N, "warp tile = MT×NT mma tiles");
+    assert!(t.thread_m == 2 * mt as u32 && t.thread_n == 2 * nt as u32);
+    assert!(t.stages >= 2 && t.stages <= 5);
+    assert!((t.tile_m * t.tile_k / 4) % t.threads() == 0);
+    assert!((t.tile_k * t.tile_n / 4) % t.threads() == 0);
 }
 
 /// The warp's A fragments for one `mma` depth step, each split in two:
 /// `[mt][0]` big parts, `[mt][1]` small parts.
 #[inline(always)]
-unsafe fn a_fragments<const MT: usize>(t: TensorTiling, a_tile: *const f32, warp_row: u32, k: u32, lane: u32) -> [[[u32; 4]; 2]; MT] {
+unsafe fn a_fragments<const MT: usize>(t: Tiling, a_tile: *const f32, warp_row: u32, k: u32, lane: u32) -> [[[u32; 4]; 2]; MT] {
     let (g, q) = (lane / 4, lane % 4);
     let mut out = [[[0; 4]; 2]; MT];
     for mt in 0..MT {
         let row = warp_row + mt as u32 * MMA_M + g;
-        let at = |r: u32, c: u32| unsafe { *a_tile.add((r * t.a_stride() + c) as usize) };
+        let at = |r: u32, c: u32| unsafe { *a_tile.add((r * a_stride(t) + c) as usize) };
         let values = [at(row, k + q), at(row + 8, k + q), at(row, k + q + 4), at(row + 8, k + q + 4)];
         for i in 0..4 {
             let (big, small) = split_tf32(values[i]);
@@ -108,12 +90,12 @@ unsafe fn a_fragments<const MT: usize>(t: TensorTiling, a_tile: *const f32, warp
 
 /// The warp's B fragments for one depth step, split like A's.
 #[inline(always)]
-unsafe fn b_fragments<const NT: usize>(t: TensorTiling, b_tile: *const f32, warp_col: u32, k: u32, lane: u32) -> [[[u32; 2]; 2]; NT] {
+unsafe fn b_fragments<const NT: usize>(t: Tiling, b_tile: *const f32, warp_col: u32, k: u32, lane: u32) -> [[[u32; 2]; 2]; NT] {
     let (g, q) = (lane / 4, lane % 4);
     let mut out = [[[0; 2]; 2]; NT];
     for nt in 0..NT {
         let col = warp_col + nt as u32 * MMA_N + g;
-        let at = |r: u32| unsafe { *b_tile.add((r * t.b_stride() + col) as usize) };
+        let at = |r: u32| unsafe { *b_tile.add((r * b_stride(t) + col) as usize) };
         let values = [at(k + q), at(k + q + 4)];
         for i in 0..2 {
             let (big, small) = split_tf32(values[i]);
@@ -130,7 +112,7 @@ unsafe fn b_fragments<const NT: usize>(t: TensorTiling, b_tile: *const f32, warp
 /// Launch with `t.launch(m, n)`.
 #[inline(always)]
 unsafe fn sgemm_tensor_body<const MT: usize, const NT: usize, const DEPTH: usize>(
-    t: TensorTiling,
+    t: Tiling,
     m: u32,
     n: u32,
     k: u32,
@@ -141,11 +123,11 @@ unsafe fn sgemm_tensor_body<const MT: usize, const NT: usize, const DEPTH: usize
     c: *mut f32,
 ) {
     let shared = gpu::dynamic_shared::<f32>();
-    let stage = |s: u32| unsafe { shared.add((s * t.stage_floats()) as usize) };
+    let stage = |s: u32| unsafe { shared.add((s * stage_floats(t)) as usize) };
     let thread = gpu::thread_idx().x;
     let (warp, lane) = (thread / WARP_SIZE, thread % WARP_SIZE);
-    let warp_row = (warp / t.warps_n) * MT as u32 * MMA_M;
-    let warp_col = (warp % t.warps_n) * NT as u32 * MMA_N;
+    let warp_row = (warp / t.warps_n()) * MT as u32 * MMA_M;
+    let warp_col = (warp % t.warps_n()) * NT as u32 * MMA_N;
     let row0 = gpu::block_idx().y * t.tile_m;
     let col0 = gpu::block_idx().x * t.tile_n;
     let steps = k.div_ceil(t.tile_k);
@@ -154,11 +136,11 @@ unsafe fn sgemm_tensor_body<const MT: usize, const NT: usize, const DEPTH: usize
         let k0 = step * t.tile_k;
         let interior = full_block && k0 + t.tile_k <= k;
         let a_tile = stage(s);
-        let b_tile = unsafe { a_tile.add(t.a_floats() as usize) };
+        let b_tile = unsafe { a_tile.add(a_floats(t) as usize) };
         let this_thread = (thread, t.threads());
         unsafe {
-            copy_tile(a_tile, t.a_stride(), (t.tile_m, t.tile_k), a, (m, k), (row0, k0), this_thread, interior);
-            copy_tile(b_tile, t.b_stride(), (t.tile_k, t.tile_n), b, (k, n), (k0, col0), this_thread, interior);
+            copy_tile(a_tile, a_stride(t), (t.tile_m, t.tile_k), a, (m, k), (row0, k0), this_thread, interior);
+            copy_tile(b_tile, b_stride(t), (t.tile_k, t.tile_n), b, (k, n), (k0, col0), this_thread, interior);
         }
     };
 
@@ -179,7 +161,7 @@ unsafe fn sgemm_tensor_body<const MT: usize, const NT: usize, const DEPTH: usize
         }
         cp_async_commit();
         let a_tile = stage(step % t.stages);
-        let b_tile = unsafe { a_tile.add(t.a_floats() as usize) };
+        let b_tile = unsafe { a_tile.add(a_floats(t) as usize) };
         // All of the step's fragments first, then, per tile of C, the
         // step's 3 × DEPTH products chained on the tensor core from zero.
         // The tensor core truncates when it adds into its accumulator, which
@@ -226,17 +208,20 @@ unsafe fn sgemm_tensor_body<const MT: usize, const NT: usize, const DEPTH: usize
     }
 }
 
-pub const TILING: TensorTiling = TensorTiling { tile_m: 128, tile_n: 128, tile_k: 32, warps_m: 2, warps_n: 4, stages: 4 };
+/// Block tile 128×128, 32 deep per stage, 4 stages; warp tiles 64×32 (2×4
+/// warps). A thread holds 2 rows × 2 columns of each 16×8 `mma` tile of C,
+/// so its thread tile is 8×8.
+pub const TILING: Tiling = Tiling::block(128, 128, 32, 8, 8).with_warp_tile(64, 32).with_stages(4);
 const MT: usize = 4;
 const NT: usize = 4;
 const DEPTH: usize = 4;
-const _: () = TILING.check(MT, NT, DEPTH);
+const _: () = check(TILING, MT, NT, DEPTH);
 pub const THREADS: u32 = TILING.threads();
 
 pub const KERNEL: GemmKernel = gemm_kernel!(sgemm_tensor_cores, launch, THREADS, 1);
 
 pub const fn launch(m: u32, n: u32) -> LaunchShape {
-    TILING.launch(m, n)
+    TILING.launch(m, n, stage_floats(TILING))
 }
 
 #[kernel]
