@@ -9,23 +9,29 @@
 //! block covers a 64×64 tile of C with 512 threads, so each float fetched
 //! from global memory also serves twice as many results.
 
+use super::tiling::Tiling;
 use super::{epilogue::store_scalar, tiles::load_or_zero};
 use crate::gpu::{self, load_f32x4};
-use crate::launch::{LaunchShape, float_bytes, tiled_launch};
+use crate::launch::LaunchShape;
 use kernels_macros::kernel;
 
 pub const KERNEL: super::GemmKernel = gemm_kernel!(sgemm_blocktile_1d, launch);
-pub const TILE_M: u32 = 64;
-pub const TILE_N: u32 = 64;
-pub const TILE_K: u32 = 8;
-/// Results per thread, stacked down one column.
-pub const THREAD_M: u32 = 8;
-pub const THREADS: u32 = TILE_M * TILE_N / THREAD_M;
+/// Block tile 64×64, 8 deep; each thread 8 results stacked down one column.
+pub const TILING: Tiling = Tiling::block(64, 64, 8, 8, 1);
+pub const THREADS: u32 = TILING.threads();
+const TILE_M: u32 = TILING.tile_m;
+const TILE_N: u32 = TILING.tile_n;
+const TILE_K: u32 = TILING.tile_k;
+const THREAD_M: u32 = TILING.thread_m;
 
-const _: () = assert!(THREADS == TILE_M * TILE_K && THREADS == TILE_K * TILE_N);
+// Each thread loads one element of each tile.
+const _: () = {
+    TILING.check();
+    assert!(TILING.thread_n == 1 && THREADS == TILE_M * TILE_K && THREADS == TILE_K * TILE_N);
+};
 
 pub const fn launch(m: u32, n: u32) -> LaunchShape {
-    tiled_launch(m, n, TILE_M, TILE_N, THREADS, float_bytes(TILE_M * TILE_K + TILE_K * TILE_N))
+    TILING.launch(m, n, TILE_M * TILE_K + TILE_K * TILE_N)
 }
 
 #[kernel]

@@ -11,25 +11,33 @@
 //! 2 blocks per SM) ask ptxas for at most 128, so two blocks fit and one can
 //! compute while the other waits at a barrier.
 
+use super::tiling::Tiling;
 use super::{epilogue::store_scalar, tiles::load_or_zero};
 use crate::gpu;
-use crate::launch::{LaunchShape, float_bytes, tiled_launch};
+use crate::launch::LaunchShape;
 use kernels_macros::kernel;
 
 pub const KERNEL: super::GemmKernel = gemm_kernel!(sgemm_blocktile_2d, launch, THREADS, 2);
-pub const TILE_M: u32 = 128;
-pub const TILE_N: u32 = 128;
-pub const TILE_K: u32 = 8;
-pub const THREAD_M: u32 = 8;
-pub const THREAD_N: u32 = 8;
-pub const THREADS: u32 = (TILE_M / THREAD_M) * (TILE_N / THREAD_N);
+/// Block tile 128×128, 8 deep; each thread an 8×8 square.
+pub const TILING: Tiling = Tiling::block(128, 128, 8, 8, 8);
+pub const THREADS: u32 = TILING.threads();
+const TILE_M: u32 = TILING.tile_m;
+const TILE_N: u32 = TILING.tile_n;
+const TILE_K: u32 = TILING.tile_k;
+const THREAD_M: u32 = TILING.thread_m;
+const THREAD_N: u32 = TILING.thread_n;
+/// The thread tile as array lengths.
 const TM: usize = THREAD_M as usize;
 const TN: usize = THREAD_N as usize;
 
-const _: () = assert!((TILE_M * TILE_K) % THREADS == 0 && (TILE_K * TILE_N) % THREADS == 0);
+// The loaders give every thread the same number of elements of each tile.
+const _: () = {
+    TILING.check();
+    assert!((TILE_M * TILE_K) % THREADS == 0 && (TILE_K * TILE_N) % THREADS == 0);
+};
 
 pub const fn launch(m: u32, n: u32) -> LaunchShape {
-    tiled_launch(m, n, TILE_M, TILE_N, THREADS, float_bytes(TILE_M * TILE_K + TILE_K * TILE_N))
+    TILING.launch(m, n, TILE_M * TILE_K + TILE_K * TILE_N)
 }
 
 #[kernel]
