@@ -2,7 +2,7 @@
 //! rustc's own nvptx64 backend, and hands it to the library as
 //! `$OUT_DIR/kernels.ptx` (embedded by `src/lib.rs`).
 //!
-//! Steps (see ../shared/TOOLCHAIN.md for why each is needed):
+//! Steps (docs/toolchain.md says why each is needed):
 //! 1. `cargo rustc --crate-type cdylib --target nvptx64-nvidia-cuda
 //!    -Zbuild-std=core`: there is no prebuilt `core` for that target, and a
 //!    cdylib makes rustc "link", which is where the PTX comes from;

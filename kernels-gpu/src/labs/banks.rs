@@ -81,6 +81,9 @@ unsafe fn body<const PATTERN: u32>(out: *mut f32, rounds: u32) {
 
 macro_rules! bank_kernels {
     ($($name:ident = $pattern:expr;)*) => {$(
+        /// The bank lab's kernel for one access pattern (see `body`): one
+        /// 1-D block of `THREADS` threads per launch slot, `TILE_FLOATS` floats
+        /// of shared memory; thread i writes its sum to `out[global i]`.
         #[kernel]
         pub unsafe fn $name(out: *mut f32, rounds: u32) {
             unsafe { body::<{ $pattern }>(out, rounds) }

@@ -45,6 +45,8 @@ unsafe fn body<const PATTERN: u32>(out: *mut f32, work: u32) {
 
 macro_rules! branch_kernels {
     ($($name:ident = $pattern:expr;)*) => {$(
+        /// The divergence lab's kernel for one branch pattern (see `body`):
+        /// 1-D blocks; thread i writes its result to `out[global i]`.
         #[kernel]
         pub unsafe fn $name(out: *mut f32, work: u32) {
             unsafe { body::<{ $pattern }>(out, work) }

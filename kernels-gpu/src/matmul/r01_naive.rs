@@ -24,6 +24,12 @@ pub const fn launch(m: u32, n: u32) -> LaunchShape {
     }
 }
 
+/// `C = alpha * A * B + beta * C` for any `m`, `n`, `k` (A m×k, B k×n, C m×n,
+/// row-major); launch with [`launch`]`(m, n)`.
+///
+/// Thread (x, y) of the 32×32 grid of threads computes C[row][col] with
+/// `row = global x`, `col = global y`: neighbouring lanes own neighbouring
+/// rows, so their loads of B and stores of C are 4·n bytes apart.
 #[kernel]
 pub unsafe fn sgemm_naive(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
     let row = gpu::global_x();

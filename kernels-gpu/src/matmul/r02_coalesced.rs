@@ -10,7 +10,7 @@
 //! step is written with [`gpu::advance`], one wide multiply-add, as nvcc
 //! emits for the C++ version; a plain 64-bit pointer add costs two
 //! instructions per load, and this kernel spends most of its instructions on
-//! addresses (12.3% instead of 11.5% of cuBLAS on the H200).
+//! addresses (docs/measurements.md has the difference).
 
 use super::epilogue::store_scalar;
 use crate::gpu::{self, Dim3};
@@ -25,6 +25,12 @@ pub const fn launch(m: u32, n: u32) -> LaunchShape {
     LaunchShape { grid: Dim3::new(tile_count(m, TILE), tile_count(n, TILE), 1), block: Dim3::new(TILE * TILE, 1, 1), shared_bytes: 0 }
 }
 
+/// `C = alpha * A * B + beta * C` for any `m`, `n`, `k` (A m×k, B k×n, C m×n,
+/// row-major); launch with [`launch`]`(m, n)`.
+///
+/// Block (x, y) of 1024 threads covers the 32×32 tile of C at row 32·x,
+/// column 32·y; thread t computes C[32·x + t / 32][32·y + t % 32], so a
+/// warp's 32 lanes share a row and read and write consecutive columns.
 #[kernel]
 pub unsafe fn sgemm_coalesced(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
     let thread = gpu::thread_idx().x;

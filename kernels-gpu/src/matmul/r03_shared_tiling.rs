@@ -33,6 +33,13 @@ pub const fn launch(m: u32, n: u32) -> LaunchShape {
     tiled_launch(m, n, TILE, TILE, THREADS, float_bytes(2 * TILE * TILE))
 }
 
+/// `C = alpha * A * B + beta * C` for any `m`, `n`, `k` (A m×k, B k×n, C m×n,
+/// row-major); launch with [`launch`]`(m, n)`.
+///
+/// Block (x, y) of 1024 threads covers the 32×32 tile of C at row 32·y,
+/// column 32·x, with 8 KB of shared memory; thread t computes the element
+/// at (t / 32, t % 32) of the tile and loads that element of each 32×32
+/// tile of A and B per step.
 #[kernel]
 pub unsafe fn sgemm_shared_tiling(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
     let a_tile = gpu::dynamic_shared::<f32>();

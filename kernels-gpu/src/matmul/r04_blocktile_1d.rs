@@ -34,6 +34,12 @@ pub const fn launch(m: u32, n: u32) -> LaunchShape {
     TILING.launch(m, n, TILE_M * TILE_K + TILE_K * TILE_N)
 }
 
+/// `C = alpha * A * B + beta * C` for any `m`, `n`, `k` (A m×k, B k×n, C m×n,
+/// row-major); launch with [`launch`]`(m, n)`.
+///
+/// Block (x, y) of 512 threads covers the 64×64 tile of C at row 64·y,
+/// column 64·x; thread t computes column t % 64, rows (t / 64)·8 to +8 of
+/// the tile, and loads one element of each 64×8 and 8×64 tile per step.
 #[kernel]
 pub unsafe fn sgemm_blocktile_1d(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
     let a_tile = gpu::dynamic_shared::<f32>(); // TILE_M × TILE_K

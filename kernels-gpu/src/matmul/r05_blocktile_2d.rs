@@ -40,6 +40,12 @@ pub const fn launch(m: u32, n: u32) -> LaunchShape {
     TILING.launch(m, n, TILE_M * TILE_K + TILE_K * TILE_N)
 }
 
+/// `C = alpha * A * B + beta * C` for any `m`, `n`, `k` (A m×k, B k×n, C m×n,
+/// row-major); launch with [`launch`]`(m, n)`.
+///
+/// Block (x, y) of 256 threads covers the 128×128 tile of C at row 128·y,
+/// column 128·x; thread t computes the 8×8 square at rows (t / 16)·8,
+/// columns (t % 16)·8 of the tile.
 #[kernel]
 pub unsafe fn sgemm_blocktile_2d(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
     let a_tile = gpu::dynamic_shared::<f32>(); // TILE_M × TILE_K

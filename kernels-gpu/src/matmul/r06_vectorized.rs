@@ -37,7 +37,7 @@ pub const fn launch_for<L: SharedLayout>(tiling: Tiling, m: u32, n: u32) -> Laun
 /// `TILE_K`, each thread a contiguous `THREAD_M`×`THREAD_N` square of C.
 /// Thread `thread` owns rows `(thread / (TILE_N / THREAD_N)) * THREAD_M`
 /// and columns `(thread % (TILE_N / THREAD_N)) * THREAD_N` of the block
-/// tile. Instantiate it from a [`Tiling`] with [`vectorized_body!`]: the
+/// tile. Instantiate it from a [`Tiling`] with `vectorized_body!`: the
 /// sizes are const parameters (not a `Tiling` value) because that is the
 /// form whose PTX was measured.
 ///
@@ -137,6 +137,12 @@ const _: () = check(TILING);
 
 pub const KERNEL: super::GemmKernel = gemm_kernel!(sgemm_vectorized, |m, n| launch_for::<Plain>(TILING, m, n), TILING.threads(), 2);
 
+/// `C = alpha * A * B + beta * C` for any `m`, `n`, `k` (A m×k, B k×n, C m×n,
+/// row-major); launch with [`launch`]`(m, n)`.
+///
+/// Block (x, y) of 256 threads covers the 128×128 tile of C at row 128·y,
+/// column 128·x; thread t computes the 8×8 square at rows (t / 16)·8,
+/// columns (t % 16)·8 of the tile. Shared tiles in the [`Plain`] layout.
 #[kernel]
 pub unsafe fn sgemm_vectorized(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
     unsafe { vectorized_body!(Plain, TILING)(m, n, k, alpha, a, b, beta, c) }

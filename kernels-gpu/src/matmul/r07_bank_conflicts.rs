@@ -27,11 +27,17 @@ const THREADS: u32 = TILING.threads();
 pub const PADDED: super::GemmKernel = gemm_kernel!(sgemm_vectorized_padded, |m, n| launch_for::<Padded>(TILING, m, n), THREADS, 2);
 pub const SWIZZLED: super::GemmKernel = gemm_kernel!(sgemm_vectorized_swizzled, |m, n| launch_for::<Swizzled>(TILING, m, n), THREADS, 2);
 
+/// Rung 6's kernel ([`super::r06_vectorized::sgemm_vectorized`]: same
+/// shape contract and thread mapping) with shared tiles in the [`Padded`]
+/// layout.
 #[kernel]
 pub unsafe fn sgemm_vectorized_padded(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
     unsafe { vectorized_body!(Padded, TILING)(m, n, k, alpha, a, b, beta, c) }
 }
 
+/// Rung 6's kernel ([`super::r06_vectorized::sgemm_vectorized`]: same
+/// shape contract and thread mapping) with shared tiles in the [`Swizzled`]
+/// layout.
 #[kernel]
 pub unsafe fn sgemm_vectorized_swizzled(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
     unsafe { vectorized_body!(Swizzled, TILING)(m, n, k, alpha, a, b, beta, c) }

@@ -25,6 +25,11 @@ pub struct Config {
 macro_rules! candidates {
     ($($name:ident: $bm:literal x $bn:literal x $bk:literal, $tm:literal x $tn:literal, $blocks:literal blocks/SM;)*) => {
         $(
+            /// Rung 7's swizzled kernel for one tile shape: `C = alpha * A * B +
+            /// beta * C` for any `m`, `n`, `k`, launched with its [`Config`]'s
+            /// kernel; thread t computes the thread tile at rows
+            /// (t / (tile_n / thread_n))·thread_m, columns
+            /// (t % (tile_n / thread_n))·thread_n of its block's tile.
             #[kernel]
             pub unsafe fn $name(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
                 const TILING: Tiling = Tiling::block($bm, $bn, $bk, $tm, $tn);

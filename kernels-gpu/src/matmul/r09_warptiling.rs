@@ -37,6 +37,13 @@ pub const fn launch(m: u32, n: u32) -> LaunchShape {
     TILING.launch(m, n, stage_floats::<Layout>(TILING))
 }
 
+/// `C = alpha * A * B + beta * C` for any `m`, `n`, `k` (A m×k, B k×n, C m×n,
+/// row-major); launch with [`launch`]`(m, n)`.
+///
+/// Block (x, y) of 256 threads covers the 128×128 tile of C at row 128·y,
+/// column 128·x. Warp w owns the 64×32 warp tile at rows (w / 4)·64,
+/// columns (w % 4)·32; its lane l owns 2×2 squares of 4×4 results at rows
+/// (l / 4)·4 + {0, 32} and columns (l % 4)·4 + {0, 16} of the warp tile.
 #[kernel]
 pub unsafe fn sgemm_warptiling(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
     {

@@ -101,6 +101,14 @@ unsafe fn start_copies(
     }
 }
 
+/// `C = alpha * A * B + beta * C` for any `m`, `n`, `k` (A m×k, B k×n, C m×n,
+/// row-major); launch with [`launch`]`(m, n)`.
+///
+/// Block (x, y) of 256 threads covers the 128×256 tile of C at row 128·y,
+/// column 256·x, with 4 stages of shared memory (48 KB). Warp w owns the
+/// 64×64 warp tile at rows (w / 4)·64, columns (w % 4)·64; its lane l owns
+/// 2×4 squares of 4×4 results at rows (l / 4)·4 + {0, 32} and columns
+/// (l % 4)·4 + {0, 16, 32, 48} of the warp tile.
 #[kernel]
 pub unsafe fn sgemm_double_buffered(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
     let shared = gpu::dynamic_shared::<f32>();

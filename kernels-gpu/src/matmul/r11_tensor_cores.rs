@@ -15,12 +15,9 @@
 //! reads of one fragment hit 32 different banks; both travel as 16-byte
 //! copies.
 //!
-//! On the H200: 60 TFLOP/s at 4096³, 1.37× rung 10 and 1.18× cuBLAS's SGEMM
-//! (which runs on the FP32 pipes), with relative error 3e-7 against the f64
-//! reference (the FFMA rungs: 1.1e-6). The tensor pipe is busy 57% of the
-//! time: with 245 registers per thread only 8 warps fit on an SM, and they
-//! stall waiting on `mma` results. Shapes with 16 warps per SM (32×32 warp
-//! tiles, or two 64×128 blocks) measured 103-110% of cuBLAS.
+//! With 245 registers per thread only 8 warps fit on an SM, so the tensor
+//! pipe waits on `mma` results part of the time; docs/measurements.md has
+//! the numbers, and the shapes tried.
 //!
 //! One difference from FFMA: an infinite input gives NaN (∞ − ∞ in the
 //! split) where the FFMA rungs give ±∞.
@@ -224,6 +221,14 @@ pub const fn launch(m: u32, n: u32) -> LaunchShape {
     TILING.launch(m, n, stage_floats(TILING))
 }
 
+/// `C = alpha * A * B + beta * C` for any `m`, `n`, `k` (A m×k, B k×n, C m×n,
+/// row-major); launch with [`launch`]`(m, n)`.
+///
+/// Block (x, y) of 256 threads covers the 128×128 tile of C at row 128·y,
+/// column 128·x, with 4 stages of shared memory. Warp w owns the 64×32
+/// warp tile at rows (w / 4)·64, columns (w % 4)·32, as 4×4 `mma` tiles of
+/// 16×8; lane l holds rows l / 4 and l / 4 + 8, columns 2·(l % 4) and the
+/// next, of each.
 #[kernel]
 pub unsafe fn sgemm_tensor_cores(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
     unsafe { sgemm_tensor_body::<MT, NT, DEPTH>(TILING, m, n, k, alpha, a, b, beta, c) }
