@@ -32,9 +32,15 @@ impl SharedLayout for Plain {
     }
 }
 
+/// Shared floats of one stage's A tile in layout `L`: where its B tile
+/// starts.
+pub const fn a_tile_floats<L: SharedLayout>(tiling: Tiling) -> u32 {
+    tiling.tile_k * (tiling.tile_m + L::ROW_PAD)
+}
+
 /// Shared floats for the two tiles of one stage in layout `L`.
 pub const fn stage_floats<L: SharedLayout>(tiling: Tiling) -> u32 {
-    tiling.tile_k * (tiling.tile_m + L::ROW_PAD) + tiling.tile_k * (tiling.tile_n + L::ROW_PAD)
+    a_tile_floats::<L>(tiling) + tiling.tile_k * (tiling.tile_n + L::ROW_PAD)
 }
 
 /// Rows padded by one 16-byte group.

@@ -14,7 +14,7 @@
 //! The warp-tile multiply and store live in [`super::warp_tile`], shared
 //! with rung 10.
 
-use super::layout::{SharedLayout, Swizzled, stage_floats};
+use super::layout::{Swizzled, a_tile_floats, stage_floats};
 use super::tiles::load_tiles;
 use super::tiling::Tiling;
 use super::warp_tile::{Accumulators, QUAD, check, multiply_tile, store_accumulators, thread_origin};
@@ -48,7 +48,7 @@ pub const fn launch(m: u32, n: u32) -> LaunchShape {
 pub unsafe fn sgemm_warptiling(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
     {
         let a_tile = gpu::dynamic_shared::<f32>();
-        let b_tile = unsafe { a_tile.add((TILING.tile_k * (TILING.tile_m + Layout::ROW_PAD)) as usize) };
+        let b_tile = unsafe { a_tile.add(a_tile_floats::<Layout>(TILING) as usize) };
         let thread = gpu::thread_idx().x;
         let row0 = gpu::block_idx().y * TILING.tile_m;
         let col0 = gpu::block_idx().x * TILING.tile_n;

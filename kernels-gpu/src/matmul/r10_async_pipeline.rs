@@ -20,7 +20,7 @@
 //! the matrices no copy checks bounds; on edge tiles copies that fall outside
 //! read nothing and fill zeros (the `src-size` operand).
 
-use super::layout::{SharedLayout, Swizzled, stage_floats};
+use super::layout::{SharedLayout, Swizzled, a_tile_floats, stage_floats};
 use super::tiling::Tiling;
 use super::warp_tile::{Accumulators, QUAD, check, multiply_tile, store_accumulators, thread_origin};
 use crate::gpu::{self, cp_async_4, cp_async_16, cp_async_commit, cp_async_wait};
@@ -66,7 +66,7 @@ unsafe fn start_copies(
 ) {
     let (tile_m, tile_n, tile_k) = (TILING.tile_m, TILING.tile_n, TILING.tile_k);
     let a_tile = stage;
-    let b_tile = unsafe { stage.add((tile_k * tile_m) as usize) };
+    let b_tile = unsafe { stage.add(a_tile_floats::<Layout>(TILING) as usize) };
     for i in 0..tile_m * tile_k / THREADS {
         // 8 consecutive k of one row per 8 lanes, then the next row.
         let e = thread + i * THREADS;
@@ -150,7 +150,7 @@ pub unsafe fn sgemm_double_buffered(m: u32, n: u32, k: u32, alpha: f32, a: *cons
         }
         cp_async_commit();
         let current = stage(step % STAGES);
-        let b_tile = unsafe { current.add((TILING.tile_k * TILING.tile_m) as usize) };
+        let b_tile = unsafe { current.add(a_tile_floats::<Layout>(TILING) as usize) };
         unsafe { multiply_tile::<Layout, ITER_M, ITER_N>(TILING, current, b_tile, origin, &mut acc) };
     }
     unsafe { store_accumulators(TILING, c, (m, n), (row0 + origin.0, col0 + origin.1), alpha, beta, &acc) };
