@@ -25,6 +25,8 @@
     )
 )]
 #![cfg_attr(not(target_arch = "nvptx64"), feature(thread_local))]
+// The sm_90a build compiles the portable kernels' code but exports none of it.
+#![cfg_attr(ptx_ladder_hopper, allow(dead_code, unused_imports))]
 // `link_llvm_intrinsics` gives the warp shuffles LLVM's own (convergent)
 // intrinsics instead of opaque inline assembly.
 #![allow(internal_features)]
@@ -43,7 +45,7 @@
 macro_rules! kernel {
     ($(#[$attr:meta])* pub fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $body:block) => {
         $(#[$attr])*
-        #[cfg(target_arch = "nvptx64")]
+        #[cfg(all(target_arch = "nvptx64", not(ptx_ladder_hopper)))]
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $name($($arg: $ty),*) $body
 
@@ -58,7 +60,22 @@ macro_rules! kernel {
     };
 }
 
+/// Declares a Hopper kernel: an exported `ptx-kernel` entry point in the
+/// sm_90a module only (the builder's `--cfg ptx_ladder_hopper` build, in
+/// which [`kernel!`] exports nothing, so each module holds its own kernels).
+/// The CPU emulator does not run these, so there is no host twin.
+#[cfg(ptx_ladder_hopper)]
+macro_rules! hopper_kernel {
+    ($(#[$attr:meta])* pub fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $body:block) => {
+        $(#[$attr])*
+        #[cfg(target_arch = "nvptx64")]
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name($($arg: $ty),*) $body
+    };
+}
+
 pub mod gpu;
+pub mod hopper;
 pub mod labs;
 pub mod matmul;
 pub mod vecadd;

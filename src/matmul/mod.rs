@@ -3,6 +3,7 @@
 pub mod autotune;
 pub mod check;
 pub mod cublas;
+pub mod hopper;
 pub mod ladder;
 pub mod report;
 pub mod rungs;
