@@ -134,13 +134,20 @@ fn build_module(cargo: &str, root: &Path, out_dir: &Path, llvm_bin: &Path, flavo
 /// parameter list and the body: what `__launch_bounds__` makes nvcc emit.
 fn apply_launch_bounds(mut ptx: String, bounds: impl Iterator<Item = kernels_gpu::LaunchBounds>) -> Result<String, String> {
     for b in bounds {
-        let entry = format!(".entry {}(", b.kernel);
-        let start = ptx.find(&entry).ok_or_else(|| format!("launch bounds name {}, which the PTX lacks", b.kernel))?;
-        let params_end = ptx[start..].find("\n)").map(|i| start + i + 2).ok_or("unterminated .entry")?;
-        let line_end = ptx[params_end..].find('\n').map(|i| params_end + i + 1).ok_or("truncated PTX")?;
         let directives = format!(".maxntid {}, 1, 1\n.minnctapersm {}\n", b.max_threads, b.min_blocks_per_sm);
-        ptx.insert_str(line_end, &directives);
+        ptx = insert_directives(ptx, b.kernel, &directives)?;
     }
+    Ok(ptx)
+}
+
+/// Inserts `directives` into `kernel`'s `.entry`, right after its
+/// parameter list.
+fn insert_directives(mut ptx: String, kernel: &str, directives: &str) -> Result<String, String> {
+    let entry = format!(".entry {kernel}(");
+    let start = ptx.find(&entry).ok_or_else(|| format!("a kernel directive names {kernel}, which the PTX lacks"))?;
+    let params_end = ptx[start..].find("\n)").map(|i| start + i + 2).ok_or("unterminated .entry")?;
+    let line_end = ptx[params_end..].find('\n').map(|i| params_end + i + 1).ok_or("truncated PTX")?;
+    ptx.insert_str(line_end, directives);
     Ok(ptx)
 }
 

@@ -52,7 +52,7 @@ fn bf16_rungs_are_correct_on_hopper() {
         let b_dev = cust::memory::DeviceBuffer::from_slice(&b_bits).unwrap();
         let a64: Vec<f64> = a.iter().map(|x| x.to_f64()).collect();
         let b64: Vec<f64> = b.iter().map(|x| x.to_f64()).collect();
-        for kernel in [wgmma_bf16::PIPELINED, wgmma_bf16::SPECIALIZED] {
+        for kernel in [wgmma_bf16::PIPELINED, wgmma_bf16::SPECIALIZED, wgmma_bf16::PERSISTENT] {
             let c_dev = poisoned_c(&gpu, (m * n) as usize);
             let gemm = HopperGemm::bf16(kernel, &gpu, (m, n, k), &a_dev, &b_dev).unwrap();
             gemm.run(&gpu, None, &c_dev).unwrap();

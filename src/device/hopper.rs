@@ -77,16 +77,21 @@ const SWIZZLE_128B: u32 = 3;
 /// `CU_TENSOR_MAP_L2_PROMOTION_L2_256B`: fetch whole 256-byte L2 lines.
 const L2_PROMOTION_256B: u32 = 3;
 
-fn encoder() -> Result<EncodeTiledFn> {
-    static ENCODER: OnceLock<std::result::Result<(Library, EncodeTiledFn), String>> = OnceLock::new();
-    let found = ENCODER.get_or_init(|| unsafe {
+/// The CUDA 12 driver entry point cust does not bind, looked up once.
+struct Cuda12 {
+    _library: Library,
+    encode_tiled: EncodeTiledFn,
+}
+
+fn cuda12() -> Result<&'static Cuda12> {
+    static CUDA12: OnceLock<std::result::Result<Cuda12, String>> = OnceLock::new();
+    let found = CUDA12.get_or_init(|| unsafe {
         let library = Library::new("libcuda.so.1").map_err(|e| format!("opening libcuda.so.1: {e}"))?;
-        let encode = *library
-            .get::<EncodeTiledFn>(b"cuTensorMapEncodeTiled\0")
-            .map_err(|_| "the NVIDIA driver has no cuTensorMapEncodeTiled (TMA needs a CUDA 12 or newer driver)".to_string())?;
-        Ok((library, encode))
+        let missing = |name: &str| format!("the NVIDIA driver has no {name} (the Hopper rungs need a CUDA 12 or newer driver)");
+        let encode_tiled = *library.get::<EncodeTiledFn>(b"cuTensorMapEncodeTiled\0").map_err(|_| missing("cuTensorMapEncodeTiled"))?;
+        Ok(Cuda12 { _library: library, encode_tiled })
     });
-    found.as_ref().map(|(_, encode)| *encode).map_err(|e| Error::new(e.clone()))
+    found.as_ref().map_err(|e| Error::new(e.clone()))
 }
 
 /// A 2D tensor map with the 128-byte swizzle; elements outside the matrix
@@ -99,7 +104,7 @@ pub fn tensor_map(tile: &TmaTile) -> Result<TensorMap> {
             tile.pitch
         )));
     }
-    let encode = encoder()?;
+    let encode = cuda12()?.encode_tiled;
     let mut map = TensorMap([0; 16]);
     let dims = [tile.cols, tile.rows];
     let strides = [tile.pitch * bytes];

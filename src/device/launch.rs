@@ -33,7 +33,7 @@ pub struct GemmArgs<'a> {
 
 impl Gpu {
     /// A kernel of the portable module or, failing that, of the sm_90a one.
-    fn function(&self, name: &str) -> Result<Function<'_>> {
+    pub(crate) fn function(&self, name: &str) -> Result<Function<'_>> {
         if let Ok(function) = self.module().get_function(name) {
             return Ok(function);
         }

@@ -28,6 +28,7 @@ pub struct HopperGemm {
     size: (u32, u32, u32),
     maps: DeviceBuffer<TensorMap>,
     split: Option<Split>,
+    shape: LaunchShape,
 }
 
 /// Why a BF16 Hopper rung cannot take this shape, if it cannot: TMA reads
@@ -39,6 +40,12 @@ pub fn bf16_shape_problem((_, n, k): (u32, u32, u32)) -> Option<&'static str> {
         (0, _) => Some("needs N % 8 == 0 (TMA rows of 16 bytes)"),
         _ => Some("needs K % 8 == 0 and N % 8 == 0 (TMA rows of 16 bytes)"),
     }
+}
+
+/// The kernel's launch shape on this GPU: a persistent grid takes one
+/// block per multiprocessor.
+fn launch_shape(gpu: &Gpu, kernel: &HopperKernel, (m, n, _): (u32, u32, u32)) -> LaunchShape {
+    kernel.launch(m, n, gpu.info.multiprocessors)
 }
 
 impl HopperGemm {
@@ -63,7 +70,7 @@ impl HopperGemm {
             tensor_map(&tile(address(pointer(a)), m, k, tiling.tile_m()))?,
             tensor_map(&tile(address(pointer(b)), k, n, tiling.tile_k))?,
         ];
-        Ok(HopperGemm { kernel, size, maps: gpu.upload_maps(&maps)?, split: None })
+        Ok(HopperGemm { kernel, size, maps: gpu.upload_maps(&maps)?, split: None, shape: launch_shape(gpu, &kernel, size) })
     }
 
     /// The 3xTF32 kernel at this size, with its scratch buffers.
@@ -97,11 +104,16 @@ impl HopperGemm {
             tensor_map(&tile(&split.b_big, n))?,
             tensor_map(&tile(&split.b_small, n))?,
         ];
-        Ok(HopperGemm { kernel, size, maps: gpu.upload_maps(&maps)?, split: Some(split) })
+        Ok(HopperGemm { kernel, size, maps: gpu.upload_maps(&maps)?, split: Some(split), shape: launch_shape(gpu, &kernel, size) })
     }
 
     pub fn kernel(&self) -> &HopperKernel {
         &self.kernel
+    }
+
+    /// Grid, block and shared memory of the GEMM launch.
+    pub fn shape(&self) -> LaunchShape {
+        self.shape
     }
 
     /// Enqueues `C = A·B`. For 3xTF32, `inputs` are the fp32 A and B (split
@@ -115,7 +127,7 @@ impl HopperGemm {
         }
         let (mut maps, mut c) = (pointer(&self.maps), pointer(c));
         let params = [arg(&mut m), arg(&mut n), arg(&mut k), arg(&mut maps), arg(&mut c)];
-        gpu.launch(self.kernel.name, self.kernel.launch(m, n), &params)
+        gpu.launch(self.kernel.name, self.shape, &params)
     }
 
     fn split(&self, gpu: &Gpu, split: &Split, a: &DeviceBuffer<f32>, b: &DeviceBuffer<f32>) -> Result<()> {

@@ -28,6 +28,9 @@ pub struct HopperTiling {
     pub stages: u32,
     pub consumers: u32,
     pub specialized: bool,
+    /// One block per multiprocessor, each walking many tiles, instead of
+    /// one block per tile.
+    pub persistent: bool,
     /// Bytes of shared memory one stage's tiles take.
     pub stage_bytes: u32,
 }
@@ -48,10 +51,13 @@ impl HopperTiling {
         self.stages * self.stage_bytes + 2 * 8 * self.stages + crate::gpu::hopper::descriptor::ATOM_BYTES
     }
 
-    /// One block per `tile_m`×`tile_n` tile of C, x over column tiles.
-    pub const fn launch(&self, m: u32, n: u32) -> LaunchShape {
+    /// A 1D grid: one block per `tile_m`×`tile_n` tile of C, or, when
+    /// persistent, one per multiprocessor (fewer if there are fewer tiles).
+    pub const fn launch(&self, m: u32, n: u32, multiprocessors: u32) -> LaunchShape {
+        let tiles = m.div_ceil(self.tile_m()) * n.div_ceil(self.tile_n);
+        let blocks = if self.persistent && multiprocessors < tiles { multiprocessors } else { tiles };
         LaunchShape {
-            grid: Dim3::new(n.div_ceil(self.tile_n), m.div_ceil(self.tile_m()), 1),
+            grid: Dim3::new(blocks, 1, 1),
             block: Dim3::new(self.threads(), 1, 1),
             shared_bytes: self.shared_bytes(),
         }
@@ -86,17 +92,38 @@ pub struct HopperKernel {
 }
 
 impl HopperKernel {
-    pub const fn launch(&self, m: u32, n: u32) -> LaunchShape {
-        self.tiling.launch(m, n)
+    pub const fn launch(&self, m: u32, n: u32, multiprocessors: u32) -> LaunchShape {
+        self.tiling.launch(m, n, multiprocessors)
     }
 }
 
 /// Every GEMM kernel of the sm_90a module.
-pub const KERNELS: &[HopperKernel] = &[wgmma_bf16::PIPELINED, wgmma_bf16::SPECIALIZED, tf32x3::KERNEL];
+pub const KERNELS: &[HopperKernel] = &[
+    wgmma_bf16::PIPELINED,
+    wgmma_bf16::SPECIALIZED,
+    wgmma_bf16::PERSISTENT,
+    tf32x3::KERNEL,
+];
 
 /// Launch bounds of the sm_90a module's kernels, for the builder.
 pub fn launch_bounds() -> impl Iterator<Item = LaunchBounds> {
     KERNELS.iter().map(|k| k.tiling.bounds(k.name))
+}
+
+/// Where tile number `tile` of a `grid` of (rows, columns) tiles starts,
+/// as (row, column) of C. Tiles go down `group_m` tile-rows before moving
+/// one column right, then on to the next band of `group_m` rows: the
+/// blocks running at once then share a few rows of A and a few columns of
+/// B in L2, where plain row-by-row order would stream all of B for every
+/// tile-row. `group_m` = 1 is plain row-major order.
+#[cfg(ptx_ladder_hopper)]
+#[inline(always)]
+fn tile_origin(tile: u32, (rows, cols): (u32, u32), group_m: u32, (tile_m, tile_n): (u32, u32)) -> (u32, u32) {
+    let per_group = group_m * cols;
+    let first_row = (tile / per_group) * group_m;
+    let height = (rows - first_row).min(group_m);
+    let within = tile % per_group;
+    ((first_row + within % height) * tile_m, (within / height) * tile_n)
 }
 
 /// Writes a warpgroup's 64×N accumulator tile (the wgmma register layout,
@@ -139,6 +166,7 @@ unsafe fn store_accumulators<const N: usize>(acc: &[f32; N], c: *mut f32, (m, n)
 pub const KERNEL_NAMES: &[&str] = &[
     wgmma_bf16::PIPELINED.name,
     wgmma_bf16::SPECIALIZED.name,
+    wgmma_bf16::PERSISTENT.name,
     tf32x3::KERNEL.name,
     tf32x3::SPLIT_A,
     tf32x3::SPLIT_B_TRANSPOSED,

@@ -38,7 +38,15 @@ const STAGES: u32 = 3;
 
 pub const KERNEL: HopperKernel = HopperKernel {
     name: "tf32x3_wgmma",
-    tiling: HopperTiling { tile_n: TILE_N, tile_k: TILE_K, stages: STAGES, consumers: CONSUMERS, specialized: true, stage_bytes: STAGE_BYTES },
+    tiling: HopperTiling {
+        tile_n: TILE_N,
+        tile_k: TILE_K,
+        stages: STAGES,
+        consumers: CONSUMERS,
+        specialized: true,
+        persistent: false,
+        stage_bytes: STAGE_BYTES,
+    },
     operands: Operands::Tf32x3,
 };
 
@@ -92,8 +100,8 @@ mod device {
         sync_threads();
 
         let k_tiles = k.div_ceil(TILE_K);
-        let row0 = gpu::block_idx().y * TILE_M;
-        let col0 = gpu::block_idx().x * TILE_N;
+        let grid = (m.div_ceil(TILE_M), n.div_ceil(TILE_N));
+        let (row0, col0) = super::super::tile_origin(gpu::block_idx().x, grid, 1, (TILE_M, TILE_N));
         let warpgroup = t / WARPGROUP_THREADS;
         if warpgroup == 0 {
             set_max_registers_decrease::<40>();

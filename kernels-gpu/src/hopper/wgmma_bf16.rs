@@ -35,13 +35,14 @@ const TILE_M: u32 = 64 * CONSUMERS;
 const STAGE_BYTES: u32 = (TILE_M + TILE_N) * TILE_K * 2;
 const STAGES: u32 = 4;
 
-const fn tiling(specialized: bool) -> HopperTiling {
-    HopperTiling { tile_n: TILE_N, tile_k: TILE_K, stages: STAGES, consumers: CONSUMERS, specialized, stage_bytes: STAGE_BYTES }
+const fn bf16(name: &'static str, specialized: bool, persistent: bool) -> HopperKernel {
+    let tiling = HopperTiling { tile_n: TILE_N, tile_k: TILE_K, stages: STAGES, consumers: CONSUMERS, specialized, persistent, stage_bytes: STAGE_BYTES };
+    HopperKernel { name, tiling, operands: Operands::Bf16 }
 }
 
-pub const PIPELINED: HopperKernel = HopperKernel { name: "bf16_wgmma_tma", tiling: tiling(false), operands: Operands::Bf16 };
-pub const SPECIALIZED: HopperKernel =
-    HopperKernel { name: "bf16_wgmma_specialized", tiling: tiling(true), operands: Operands::Bf16 };
+pub const PIPELINED: HopperKernel = bf16("bf16_wgmma_tma", false, false);
+pub const SPECIALIZED: HopperKernel = bf16("bf16_wgmma_specialized", true, false);
+pub const PERSISTENT: HopperKernel = bf16("bf16_wgmma_persistent", true, true);
 
 #[cfg(ptx_ladder_hopper)]
 mod device {
@@ -71,22 +72,26 @@ mod device {
         }
     }
 
-    /// The producer's work for k-tile `i`: wait for its stage to be free,
+    /// The producer's work for k-tile `kt` of the tile at (`row0`, `col0`),
+    /// the `i`-th k-tile this block loads: wait for its stage to be free,
     /// then one TMA copy for A's tile and one per 64 columns of B's.
     #[inline(always)]
-    unsafe fn produce(ring: &Ring, tiles: Stages, maps: *const TensorMap, i: u32, row0: u32, col0: u32) {
+    unsafe fn produce(ring: &Ring, tiles: Stages, maps: *const TensorMap, i: u32, kt: u32, (row0, col0): (u32, u32)) {
         unsafe {
             let s = ring.acquire(i, STAGE_BYTES);
-            tma::load_2d(tiles.a(s), maps, ring.full(s), i * TILE_K, row0);
+            tma::load_2d(tiles.a(s), maps, ring.full(s), kt * TILE_K, row0);
             for j in 0..TILE_N / 64 {
-                tma::load_2d(tiles.b(s) + j * B_BOX_BYTES, maps.add(1), ring.full(s), col0 + 64 * j, i * TILE_K);
+                tma::load_2d(tiles.b(s) + j * B_BOX_BYTES, maps.add(1), ring.full(s), col0 + 64 * j, kt * TILE_K);
             }
         }
     }
 
-    /// The whole kernel; `SPECIALIZED` picks the warpgroup roles.
+    /// The whole kernel; `SPECIALIZED` picks the warpgroup roles and
+    /// `GROUP_M` the order of tiles (see [`super::super::tile_origin`]).
+    /// Every block walks tiles `blockIdx.x, blockIdx.x + gridDim.x, ...`:
+    /// one tile when the grid covers them all, many when it is persistent.
     #[inline(always)]
-    pub unsafe fn body<const SPECIALIZED: bool>(m: u32, n: u32, k: u32, maps: *const TensorMap, c: *mut f32) {
+    pub unsafe fn body<const SPECIALIZED: bool, const GROUP_M: u32>(m: u32, n: u32, k: u32, maps: *const TensorMap, c: *mut f32) {
         let t = gpu::thread_idx().x;
         let base = shared_address(gpu::dynamic_shared::<u8>());
         let tiles = Stages { first: base.next_multiple_of(ATOM_BYTES) };
@@ -97,15 +102,23 @@ mod device {
         sync_threads();
 
         let k_tiles = k.div_ceil(TILE_K);
-        let row0 = gpu::block_idx().y * TILE_M;
-        let col0 = gpu::block_idx().x * TILE_N;
+        let grid = (m.div_ceil(TILE_M), n.div_ceil(TILE_N));
+        let tile_count = grid.0 * grid.1;
+        let (first, stride) = (gpu::block_idx().x, gpu::grid_dim().x);
+        let origin = |tile: u32| super::super::tile_origin(tile, grid, GROUP_M, (TILE_M, TILE_N));
         let warpgroup = t / WARPGROUP_THREADS;
         let consumer = if SPECIALIZED {
             if warpgroup == 0 {
                 set_max_registers_decrease::<40>();
                 if t == 0 {
-                    for i in 0..k_tiles {
-                        unsafe { produce(&ring, tiles, maps, i, row0, col0) };
+                    let mut i = 0;
+                    let mut tile = first;
+                    while tile < tile_count {
+                        for kt in 0..k_tiles {
+                            unsafe { produce(&ring, tiles, maps, i, kt, origin(tile)) };
+                            i += 1;
+                        }
+                        tile += stride;
                     }
                 }
                 return;
@@ -114,57 +127,76 @@ mod device {
             warpgroup - 1
         } else {
             if t == 0 {
-                for i in 0..k_tiles.min(STAGES) {
-                    unsafe { produce(&ring, tiles, maps, i, row0, col0) };
+                for kt in 0..k_tiles.min(STAGES) {
+                    unsafe { produce(&ring, tiles, maps, kt, kt, origin(first)) };
                 }
             }
             warpgroup
         };
 
-        let mut acc = [0.0f32; TILE_N as usize / 2];
-        for i in 0..k_tiles {
-            let s = unsafe { ring.wait_full(i) };
-            wgmma::fence();
-            for kk in 0..TILE_K / 16 {
-                // A: this warpgroup's 64 rows, 16 values of K further along
-                // each 128-byte row. B: 16 k-rows further down; 64-column
-                // boxes B_BOX_BYTES apart, 8-row atoms 1024 bytes apart.
-                let a = swizzled_128(tiles.a(s) + consumer * 64 * SWIZZLE_BYTES + kk * 32, 16, ATOM_BYTES);
-                let b = swizzled_128(tiles.b(s) + kk * 16 * SWIZZLE_BYTES, B_BOX_BYTES, ATOM_BYTES);
-                unsafe { wgmma::mma_bf16_m64n256k16(&mut acc, a, b, true) };
-            }
-            wgmma::commit();
-            // Keep this k-tile's wgmmas running; the previous one's are done,
-            // so its stage can be handed back (and, here, refilled).
-            wgmma::wait::<1>();
-            if i > 0 {
-                if t % WARPGROUP_THREADS == 0 {
-                    unsafe { ring.release(i - 1) };
+        let mut i = 0;
+        let mut tile = first;
+        while tile < tile_count {
+            let (row0, col0) = origin(tile);
+            let mut acc = [0.0f32; TILE_N as usize / 2];
+            for kt in 0..k_tiles {
+                let s = unsafe { ring.wait_full(i) };
+                wgmma::fence();
+                for kk in 0..TILE_K / 16 {
+                    // A: this warpgroup's 64 rows, 16 values of K further along
+                    // each 128-byte row. B: 16 k-rows further down; 64-column
+                    // boxes B_BOX_BYTES apart, 8-row atoms 1024 bytes apart.
+                    let a = swizzled_128(tiles.a(s) + consumer * 64 * SWIZZLE_BYTES + kk * 32, 16, ATOM_BYTES);
+                    let b = swizzled_128(tiles.b(s) + kk * 16 * SWIZZLE_BYTES, B_BOX_BYTES, ATOM_BYTES);
+                    unsafe { wgmma::mma_bf16_m64n256k16(&mut acc, a, b, true) };
                 }
-                if !SPECIALIZED && t == 0 && i - 1 + STAGES < k_tiles {
-                    unsafe { produce(&ring, tiles, maps, i - 1 + STAGES, row0, col0) };
+                wgmma::commit();
+                // Keep this k-tile's wgmmas running; the previous one's are
+                // done, so its stage can be handed back (and, here, refilled).
+                wgmma::wait::<1>();
+                if kt > 0 {
+                    if t % WARPGROUP_THREADS == 0 {
+                        unsafe { ring.release(i - 1) };
+                    }
+                    if !SPECIALIZED && t == 0 && kt - 1 + STAGES < k_tiles {
+                        unsafe { produce(&ring, tiles, maps, i - 1 + STAGES, kt - 1 + STAGES, (row0, col0)) };
+                    }
                 }
+                i += 1;
             }
+            wgmma::wait::<0>();
+            wgmma::fence_operands(&mut acc);
+            if k_tiles > 0 && t % WARPGROUP_THREADS == 0 {
+                unsafe { ring.release(i - 1) };
+            }
+            unsafe { super::super::store_accumulators(&acc, c, (m, n), row0 + consumer * 64, col0, t % WARPGROUP_THREADS) };
+            tile += stride;
         }
-        wgmma::wait::<0>();
-        wgmma::fence_operands(&mut acc);
-        unsafe { super::super::store_accumulators(&acc, c, (m, n), row0 + consumer * 64, col0, t % WARPGROUP_THREADS) };
     }
 
     hopper_kernel! {
         /// `C = A·B` in BF16 with fp32 accumulation: TMA, an mbarrier ring of
         /// 4 stages, two wgmma warpgroups of 64×256. `maps` holds A's and B's
         /// tensor maps. Shape: one block per 128×256 tile of C, 256 threads.
-        pub fn bf16_wgmma_tma(m: u32, n: u32, k: u32, maps: *const crate::gpu::hopper::tma::TensorMap, c: *mut f32) {
-            unsafe { body::<false>(m, n, k, maps, c) }
+        pub fn bf16_wgmma_tma(m: u32, n: u32, k: u32, maps: *const TensorMap, c: *mut f32) {
+            unsafe { body::<false, 1>(m, n, k, maps, c) }
         }
     }
 
     hopper_kernel! {
         /// As [`bf16_wgmma_tma`] with a producer warpgroup: 384 threads, the
         /// first 128 only issue TMA copies.
-        pub fn bf16_wgmma_specialized(m: u32, n: u32, k: u32, maps: *const crate::gpu::hopper::tma::TensorMap, c: *mut f32) {
-            unsafe { body::<true>(m, n, k, maps, c) }
+        pub fn bf16_wgmma_specialized(m: u32, n: u32, k: u32, maps: *const TensorMap, c: *mut f32) {
+            unsafe { body::<true, 1>(m, n, k, maps, c) }
+        }
+    }
+
+    hopper_kernel! {
+        /// As [`bf16_wgmma_specialized`], persistent: one block per
+        /// multiprocessor walks tiles in bands of 8 tile-rows, and its
+        /// producer runs on into the next tile while the consumers store.
+        pub fn bf16_wgmma_persistent(m: u32, n: u32, k: u32, maps: *const TensorMap, c: *mut f32) {
+            unsafe { body::<true, 8>(m, n, k, maps, c) }
         }
     }
 }
