@@ -122,10 +122,11 @@ fn rung_11_runs_on_tensor_cores_three_products_per_tile() {
 #[test]
 fn bf16_rung_1_runs_bf16_mma_fed_by_ldmatrix() {
     let body = entry("bf16_mma_sync");
-    // 8 warps × (64×32 warp tile / 16×8) × (32 / 16) depth steps, unrolled.
-    assert_eq!(body.matches("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32").count(), 16 * 2);
+    // Per warp: (64×64 warp tile / 16×8) mma tiles × (32 / 16) depth
+    // steps, unrolled; one ldmatrix per 16 rows of A, one per 16 columns of B.
+    assert_eq!(body.matches("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32").count(), 32 * 2);
     assert_eq!(body.matches("ldmatrix.sync.aligned.m8n8.x4.shared.b16").count(), 4 * 2, "A fragments");
-    assert_eq!(body.matches("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16").count(), 2 * 2, "B fragments");
+    assert_eq!(body.matches("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16").count(), 4 * 2, "B fragments");
     assert!(body.contains("cp.async.cg.shared.global") && body.contains("cp.async.wait_group"));
     assert!(!body.contains(".local"), "nothing spills to local memory");
 }

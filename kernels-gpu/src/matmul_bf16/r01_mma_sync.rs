@@ -4,9 +4,9 @@
 //! The structure is the SGEMM ladder's rung 11 without the 3xTF32 split:
 //! bf16 inputs go to the tensor core as they are, one
 //! `mma.sync.m16n8k16` per 16×8×16 tile (4096 multiply-adds). Block tiles
-//! of 128×128×32 travel global → shared in a 4-stage `cp.async` pipeline
-//! (16-byte copies, 8 bf16 each); 8 warps each own a 64×32 tile of C,
-//! 4×4 `mma` tiles, 64 fp32 accumulators per lane.
+//! of 128×256×32 travel global → shared in a 3-stage `cp.async` pipeline
+//! (16-byte copies, 8 bf16 each); 8 warps each own a 64×64 tile of C,
+//! 4×8 `mma` tiles, 128 fp32 accumulators per lane.
 //!
 //! Fragments come out of shared memory with `ldmatrix`: one instruction
 //! gives each lane its four A registers (four 8×8 tiles), and its `.trans`
@@ -19,20 +19,31 @@
 //! `cp.async`, zero-filling what lies outside the matrix; other shapes
 //! (K or N not a multiple of 8, so rows are not 16-byte aligned) load
 //! element by element. Any M, N, K works.
+//!
+//! On the H200 (fp32 output): 247 TFLOP/s at 4096³ and 268 at 8192³, 34%
+//! and 37% of cuBLAS's BF16 GEMM (720-730 TFLOP/s), relative error 4.0e-6
+//! and 8.6e-6, the same as cuBLAS's (both accumulate on the tensor core).
+//! Measured first with 128×128 tiles, 4 stages and 64×32 warp tiles: 205
+//! and 220 TFLOP/s (166 registers, 8 warps per SM). Two blocks per SM
+//! (128 registers) gave 249 and 247; the 64×64 warp tiles here do twice
+//! the `mma` work per `ldmatrix` and per barrier. With 242 registers only
+//! 8 warps fit on an SM, and `mma.sync` has each warp wait on its own
+//! results: Hopper's `wgmma`, asynchronous and fed from shared memory,
+//! is the next step.
 
 use super::Bf16Kernel;
 use crate::gpu::{self, WARP_SIZE, cp_async_16, cp_async_commit, cp_async_wait, ldmatrix_x4, ldmatrix_x4_trans, mma_bf16};
 use crate::matmul::{LaunchShape, tiled_launch};
 
 const TILE_M: u32 = 128;
-const TILE_N: u32 = 128;
+const TILE_N: u32 = 256;
 const TILE_K: u32 = 32;
 const WARPS_M: u32 = 2;
 const WARPS_N: u32 = 4;
-const STAGES: u32 = 4;
+const STAGES: u32 = 3;
 /// `mma` tiles per warp: MT × 16 rows, NT × 8 columns.
 const MT: usize = 4;
-const NT: usize = 4;
+const NT: usize = 8;
 /// 16 bytes of padding per shared-memory row (see the header).
 const PAD: u32 = 8;
 const A_STRIDE: u32 = TILE_K + PAD;
