@@ -10,7 +10,13 @@ use ptx_ladder::matmul::bf16::rungs::ladder;
 use ptx_ladder::matmul::check::{reference_rows, verdict};
 use ptx_ladder::matmul::cublas::Cublas;
 
-const SHAPES: &[(u32, u32, u32)] = &[(1, 1, 1), (17, 33, 9), (255, 257, 129), (1000, 1000, 1000), (4097, 1023, 513)];
+const SHAPES: &[(u32, u32, u32)] = &[
+    (1, 1, 1),
+    (17, 33, 9),
+    (255, 257, 129),
+    (1000, 1000, 1000),
+    (4097, 1023, 513),
+];
 
 #[test]
 #[ignore = "needs a CUDA GPU"]
@@ -28,14 +34,23 @@ fn every_bf16_rung_is_correct_on_the_gpu() {
         }
         let mut ran = 0;
         for rung in ladder() {
-            if rung.skip_reason(gpu.info.compute_capability, shape).is_some() {
+            if rung
+                .skip_reason(gpu.info.compute_capability, shape)
+                .is_some()
+            {
                 continue;
             }
             let gemm = rung.launcher(&gpu, &buffers).unwrap();
             let (c, _) = measure(&gpu, &mut buffers, gemm.as_ref(), &expected, Some(1), 0)
                 .unwrap_or_else(|e| panic!("rung {} at {shape:?}: {e}", rung.id));
             let v = verdict(&expected, &c);
-            assert!(v.passed(), "rung {} ({}) at {shape:?}: {}", rung.id, rung.kernel, v.describe());
+            assert!(
+                v.passed(),
+                "rung {} ({}) at {shape:?}: {}",
+                rung.id,
+                rung.kernel,
+                v.describe()
+            );
             ran += 1;
         }
         assert!(ran >= 1, "no BF16 rung ran at {shape:?}");

@@ -83,7 +83,11 @@ impl Bf16Rung {
     }
 
     /// Why this rung does not run on a GPU of `capability` at `size`.
-    pub fn skip_reason(&self, capability: (u32, u32), (m, n, k): (u32, u32, u32)) -> Option<String> {
+    pub fn skip_reason(
+        &self,
+        capability: (u32, u32),
+        (m, n, k): (u32, u32, u32),
+    ) -> Option<String> {
         if !self.arch.runs_on(capability) {
             return Some(self.arch.requirement().into());
         }
@@ -101,7 +105,11 @@ impl Bf16Rung {
 
 /// Every rung, bottom to top.
 pub fn ladder() -> Vec<Bf16Rung> {
-    vec![Bf16Rung::portable("1", "mma.sync m16n8k16, ldmatrix", k::r01_mma_sync::KERNEL)]
+    vec![Bf16Rung::portable(
+        "1",
+        "mma.sync m16n8k16, ldmatrix",
+        k::r01_mma_sync::KERNEL,
+    )]
 }
 
 /// Rungs named by `list` (ids, numbers, ranges like 1-3, or kernel names),
@@ -118,7 +126,11 @@ pub fn select(all: &[Bf16Rung], list: &str) -> Result<Vec<Bf16Rung>> {
             chosen[i] = true;
         }
     }
-    Ok(all.iter().zip(chosen).filter_map(|(r, c)| c.then_some(*r)).collect())
+    Ok(all
+        .iter()
+        .zip(chosen)
+        .filter_map(|(r, c)| c.then_some(*r))
+        .collect())
 }
 
 #[cfg(test)]
@@ -135,7 +147,9 @@ mod tests {
             title: "wgmma + TMA",
             kernel: "bf16_test_tma",
             arch: Arch::Hopper,
-            shape_limit: |_, n, k| (k % 8 != 0 || n % 8 != 0).then_some("needs K % 8 == 0 and N % 8 == 0"),
+            shape_limit: |_, n, k| {
+                (k % 8 != 0 || n % 8 != 0).then_some("needs K % 8 == 0 and N % 8 == 0")
+            },
             ..ladder()[0]
         }
     }
@@ -145,13 +159,25 @@ mod tests {
         let rung1 = ladder()[0];
         assert_eq!(rung1.skip_reason(H200, (17, 33, 9)), None);
         assert_eq!(rung1.skip_reason(A100, (1, 1, 1)), None);
-        assert_eq!(rung1.skip_reason((7, 5), (1, 1, 1)).as_deref(), Some("needs an Ampere or newer GPU (sm_80)"));
+        assert_eq!(
+            rung1.skip_reason((7, 5), (1, 1, 1)).as_deref(),
+            Some("needs an Ampere or newer GPU (sm_80)")
+        );
         let tma = hopper_rung();
         assert_eq!(tma.skip_reason(H200, (4096, 4096, 4096)), None);
-        assert_eq!(tma.skip_reason(A100, (4096, 4096, 4096)).as_deref(), Some("needs a Hopper GPU (sm_90)"));
+        assert_eq!(
+            tma.skip_reason(A100, (4096, 4096, 4096)).as_deref(),
+            Some("needs a Hopper GPU (sm_90)")
+        );
         // sm_90a code does not run on later architectures either.
-        assert_eq!(tma.skip_reason((10, 0), (4096, 4096, 4096)).as_deref(), Some("needs a Hopper GPU (sm_90)"));
-        assert_eq!(tma.skip_reason(H200, (4097, 1024, 513)).as_deref(), Some("needs K % 8 == 0 and N % 8 == 0"));
+        assert_eq!(
+            tma.skip_reason((10, 0), (4096, 4096, 4096)).as_deref(),
+            Some("needs a Hopper GPU (sm_90)")
+        );
+        assert_eq!(
+            tma.skip_reason(H200, (4097, 1024, 513)).as_deref(),
+            Some("needs K % 8 == 0 and N % 8 == 0")
+        );
     }
 
     #[test]
@@ -161,7 +187,11 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), all.len());
         for kernel in k::KERNELS {
-            assert!(names.contains(&kernel.name), "{} is not on the ladder", kernel.name);
+            assert!(
+                names.contains(&kernel.name),
+                "{} is not on the ladder",
+                kernel.name
+            );
         }
     }
 
@@ -169,12 +199,22 @@ mod tests {
     fn selections_by_id_range_and_name() {
         let mut all = ladder();
         all.push(hopper_rung());
-        let ids = |list: &str| select(&all, list).unwrap().iter().map(|r| r.id).collect::<Vec<_>>();
+        let ids = |list: &str| {
+            select(&all, list)
+                .unwrap()
+                .iter()
+                .map(|r| r.id)
+                .collect::<Vec<_>>()
+        };
         assert_eq!(ids("1"), ["1"]);
         assert_eq!(ids("3,1"), ["1", "3"]);
         assert_eq!(ids("1-3"), ["1", "3"]);
         assert_eq!(ids("bf16_mma_sync"), ["1"]);
         let err = select(&all, "2").err().unwrap();
-        assert!(err.message().starts_with("--rungs: no rung '2' (rungs are 1, 3;"), "{err}");
+        assert!(
+            err.message()
+                .starts_with("--rungs: no rung '2' (rungs are 1, 3;"),
+            "{err}"
+        );
     }
 }
