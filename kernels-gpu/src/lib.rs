@@ -78,6 +78,7 @@ pub mod gpu;
 pub mod hopper;
 pub mod labs;
 pub mod matmul;
+pub mod matmul_bf16;
 pub mod vecadd;
 
 /// CUDA C++'s `__launch_bounds__(max_threads, min_blocks_per_sm)`: a promise
@@ -95,7 +96,7 @@ pub struct LaunchBounds {
 
 /// Every kernel that declares launch bounds.
 pub fn launch_bounds() -> impl Iterator<Item = LaunchBounds> {
-    matmul::KERNELS.iter().filter_map(|k| k.bounds)
+    matmul::KERNELS.iter().filter_map(|k| k.bounds).chain(matmul_bf16::KERNELS.iter().filter_map(|k| k.bounds))
 }
 
 #[cfg(target_arch = "nvptx64")]

@@ -34,7 +34,41 @@ type SgemmFn = unsafe extern "C" fn(
     i32,
 ) -> i32;
 
+/// `cublasGemmEx`: like Sgemm with the element types, the compute type and
+/// the algorithm as arguments (scalars point to f32 for the fp32 compute
+/// types used here).
+#[allow(clippy::type_complexity)]
+type GemmExFn = unsafe extern "C" fn(
+    Handle,
+    i32,
+    i32,
+    i32,
+    i32,
+    i32,
+    *const f32,
+    u64,
+    i32,
+    i32,
+    u64,
+    i32,
+    i32,
+    *const f32,
+    u64,
+    i32,
+    i32,
+    i32,
+    i32,
+) -> i32;
+
 const CUBLAS_OP_N: i32 = 0;
+/// `cudaDataType` values (library_types.h).
+const CUDA_R_32F: i32 = 0;
+const CUDA_R_16BF: i32 = 14;
+/// `cublasComputeType_t`: fp32 arithmetic, and fp32 with TF32 tensor cores.
+const CUBLAS_COMPUTE_32F: i32 = 68;
+const CUBLAS_COMPUTE_32F_FAST_TF32: i32 = 77;
+/// `cublasGemmAlgo_t`: cuBLAS's own heuristic choice.
+const CUBLAS_GEMM_DEFAULT: i32 = -1;
 /// Plain FP32 arithmetic: no TF32 tensor cores behind an SGEMM.
 const CUBLAS_DEFAULT_MATH: i32 = 0;
 
@@ -55,6 +89,8 @@ const SEARCH: &[&str] = &[
 pub struct Cublas {
     handle: Handle,
     sgemm: SgemmFn,
+    /// Missing only from very old cuBLAS versions.
+    gemm_ex: Option<GemmExFn>,
     destroy: DestroyFn,
     pub version: i32,
     pub path: String,
@@ -89,7 +125,8 @@ impl Cublas {
             let sgemm = *library.get::<SgemmFn>(b"cublasSgemm_v2\0").map_err(symbol_error)?;
             let mut handle: Handle = std::ptr::null_mut();
             status(create(&mut handle), "cublasCreate")?;
-            let mut cublas = Cublas { handle, sgemm, destroy, version: 0, path, _library: library };
+            let gemm_ex = library.get::<GemmExFn>(b"cublasGemmEx\0").ok().map(|f| *f);
+            let mut cublas = Cublas { handle, sgemm, gemm_ex, destroy, version: 0, path, _library: library };
             status(set_stream(handle, gpu.stream().as_inner() as *mut c_void), "cublasSetStream")?;
             status(set_math(handle, CUBLAS_DEFAULT_MATH), "cublasSetMathMode")?;
             status(get_version(handle, &mut cublas.version), "cublasGetVersion")?;
@@ -107,6 +144,57 @@ impl Cublas {
             (self.sgemm)(self.handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, ptr(b), n, ptr(a), k, &beta, ptr(c), n)
         };
         status(code, "cublasSgemm")
+    }
+
+    /// Row-major `C = A·B` with A and B bf16 and C fp32, computed in fp32
+    /// (`cublasGemmEx`, `CUBLAS_COMPUTE_32F`, default algorithm), swapped
+    /// into column-major as [`Cublas::sgemm`] does.
+    pub fn gemm_bf16(&self, size: (u32, u32, u32), a: &DeviceBuffer<u16>, b: &DeviceBuffer<u16>, c: &DeviceBuffer<f32>) -> Result<()> {
+        let inputs = (a.as_device_ptr().as_raw(), b.as_device_ptr().as_raw());
+        self.gemm_ex(size, inputs, CUDA_R_16BF, c, CUBLAS_COMPUTE_32F)
+    }
+
+    /// Row-major fp32 `C = A·B` on the TF32 tensor cores (inputs rounded to
+    /// 10 mantissa bits, fp32 accumulation): `cublasGemmEx` with
+    /// `CUBLAS_COMPUTE_32F_FAST_TF32`. The handle's math mode stays plain
+    /// fp32, so [`Cublas::sgemm`] is unaffected.
+    pub fn sgemm_tf32(&self, size: (u32, u32, u32), a: &DeviceBuffer<f32>, b: &DeviceBuffer<f32>, c: &DeviceBuffer<f32>) -> Result<()> {
+        let inputs = (a.as_device_ptr().as_raw(), b.as_device_ptr().as_raw());
+        self.gemm_ex(size, inputs, CUDA_R_32F, c, CUBLAS_COMPUTE_32F_FAST_TF32)
+    }
+
+    /// `cublasGemmEx` for row-major `C = A·B` (alpha 1, beta 0), fp32 C.
+    fn gemm_ex(&self, (m, n, k): (u32, u32, u32), (a, b): (u64, u64), input_type: i32, c: &DeviceBuffer<f32>, compute: i32) -> Result<()> {
+        let Some(gemm_ex) = self.gemm_ex else {
+            return Err(Error::new(format!("{} has no cublasGemmEx", self.path)));
+        };
+        let (m, n, k) = (m as i32, n as i32, k as i32);
+        let (alpha, beta) = (1.0f32, 0.0f32);
+        let c = c.as_device_ptr().as_raw();
+        let code = unsafe {
+            gemm_ex(
+                self.handle,
+                CUBLAS_OP_N,
+                CUBLAS_OP_N,
+                n,
+                m,
+                k,
+                &alpha,
+                b,
+                input_type,
+                n,
+                a,
+                input_type,
+                k,
+                &beta,
+                c,
+                CUDA_R_32F,
+                n,
+                compute,
+                CUBLAS_GEMM_DEFAULT,
+            )
+        };
+        status(code, "cublasGemmEx")
     }
 
     /// "cuBLAS 13.0.2"-style version string.
