@@ -1,6 +1,12 @@
-//! The builder: compiles the `kernels-gpu` crate to one PTX module with
-//! rustc's own nvptx64 backend, and hands it to the library as
-//! `$OUT_DIR/kernels.ptx` (embedded by `src/lib.rs`).
+//! The builder: compiles the `kernels-gpu` crate to PTX with rustc's own
+//! nvptx64 backend, twice, and hands both modules to the library (embedded by
+//! `src/lib.rs`):
+//! - `$OUT_DIR/kernels.ptx`: every portable kernel, for `PTX_LADDER_ARCH`
+//!   (default sm_80, which the driver also compiles for newer GPUs);
+//! - `$OUT_DIR/kernels_sm90a.ptx`: the Hopper kernels (wgmma, TMA,
+//!   setmaxnreg), which exist only for the arch-specific target `sm_90a`.
+//!   That build sets `--cfg ptx_ladder_hopper`, which swaps the portable
+//!   kernels out and the Hopper kernels in.
 //!
 //! Steps (docs/toolchain.md says why each is needed):
 //! 1. `cargo rustc --crate-type cdylib --target nvptx64-nvidia-cuda
@@ -61,9 +67,33 @@ fn main() {
         fail("the Rust sources for building `core` are missing; install them with: rustup component add rust-src");
     }
 
-    let target_dir = builder_target_dir(&out_dir);
-    let rustflags = [
-        format!("-Ctarget-cpu={arch}"),
+    let portable = Flavor { arch: &arch, cfg: None, ptx_isa: None, dir: "ptx-builder" };
+    let ptx = build_module(&cargo, &root, &out_dir, &llvm_bin, &portable);
+    let ptx = apply_launch_bounds(ptx, kernels_gpu::launch_bounds()).unwrap_or_else(|e| fail(&e));
+    std::fs::write(out_dir.join("kernels.ptx"), ptx).unwrap_or_else(|e| fail(&format!("writing kernels.ptx: {e}")));
+
+    // wgmma and setmaxnreg exist only for sm_90a, and need PTX ISA 8.0.
+    let hopper = Flavor { arch: "sm_90a", cfg: Some("ptx_ladder_hopper"), ptx_isa: Some("+ptx80"), dir: "ptx-builder-sm90a" };
+    let ptx = build_module(&cargo, &root, &out_dir, &llvm_bin, &hopper);
+    let ptx = apply_launch_bounds(ptx, kernels_gpu::hopper::launch_bounds()).unwrap_or_else(|e| fail(&e));
+    std::fs::write(out_dir.join("kernels_sm90a.ptx"), ptx).unwrap_or_else(|e| fail(&format!("writing kernels_sm90a.ptx: {e}")));
+}
+
+/// One PTX module: the architecture, an optional `--cfg` that selects its
+/// kernels, an optional PTX ISA feature for `llc`, and the nested build's
+/// own target folder (flags differ, so sharing one would rebuild `core`).
+struct Flavor<'a> {
+    arch: &'a str,
+    cfg: Option<&'a str>,
+    ptx_isa: Option<&'a str>,
+    dir: &'a str,
+}
+
+/// Compiles `kernels-gpu` for one flavor and returns the PTX text.
+fn build_module(cargo: &str, root: &Path, out_dir: &Path, llvm_bin: &Path, flavor: &Flavor) -> String {
+    let target_dir = builder_target_dir(out_dir, flavor.dir);
+    let mut rustflags = vec![
+        format!("-Ctarget-cpu={}", flavor.arch),
         "-Zunstable-options".into(),
         "-Cpanic=immediate-abort".into(),
         format!("-Clinker={}", root.join("tools/ptx-link.sh").display()),
@@ -71,29 +101,33 @@ fn main() {
         // so register arrays are indexed by constants and stay in registers.
         "-Cllvm-args=-unroll-threshold=8000".into(),
     ];
+    if let Some(cfg) = flavor.cfg {
+        rustflags.push(format!("--cfg={cfg}"));
+    }
 
-    let mut build = Command::new(&cargo);
+    let mut build = Command::new(cargo);
     build
         .env_clear()
         .envs(env::vars().filter(|(key, _)| PASSED_THROUGH.contains(&key.as_str())))
         .env("CARGO_ENCODED_RUSTFLAGS", rustflags.join("\x1f"))
-        .env("PTX_LADDER_LLVM_BIN", &llvm_bin)
+        .env("PTX_LADDER_LLVM_BIN", llvm_bin)
         .args(["rustc", "--lib", "--crate-type", "cdylib", "--profile", "ptx"])
         .args(["--target", "nvptx64-nvidia-cuda", "-Zbuild-std=core"])
         .arg("--manifest-path")
         .arg(root.join("kernels-gpu/Cargo.toml"))
         .arg("--target-dir")
         .arg(&target_dir);
+    if let Some(attr) = flavor.ptx_isa {
+        build.env("PTX_LADDER_PTX_ATTR", attr);
+    }
     let status = build.status().unwrap_or_else(|e| fail(&format!("could not run {cargo}: {e}")));
     if !status.success() {
-        fail("compiling kernels-gpu for nvptx64-nvidia-cuda failed (errors above)");
+        fail(&format!("compiling kernels-gpu for nvptx64-nvidia-cuda ({}) failed (errors above)", flavor.arch));
     }
 
     let ptx_path = target_dir.join("nvptx64-nvidia-cuda/ptx/kernels_gpu.ptx");
-    let ptx = std::fs::read_to_string(&ptx_path)
-        .unwrap_or_else(|e| fail(&format!("the GPU build finished but {} is unreadable: {e}", ptx_path.display())));
-    let ptx = apply_launch_bounds(ptx, kernels_gpu::launch_bounds()).unwrap_or_else(|e| fail(&e));
-    std::fs::write(out_dir.join("kernels.ptx"), ptx).unwrap_or_else(|e| fail(&format!("writing kernels.ptx: {e}")));
+    std::fs::read_to_string(&ptx_path)
+        .unwrap_or_else(|e| fail(&format!("the GPU build finished but {} is unreadable: {e}", ptx_path.display())))
 }
 
 /// Writes each kernel's launch bounds into its `.entry` as the PTX
@@ -101,13 +135,20 @@ fn main() {
 /// parameter list and the body: what `__launch_bounds__` makes nvcc emit.
 fn apply_launch_bounds(mut ptx: String, bounds: impl Iterator<Item = kernels_gpu::LaunchBounds>) -> Result<String, String> {
     for b in bounds {
-        let entry = format!(".entry {}(", b.kernel);
-        let start = ptx.find(&entry).ok_or_else(|| format!("launch bounds name {}, which the PTX lacks", b.kernel))?;
-        let params_end = ptx[start..].find("\n)").map(|i| start + i + 2).ok_or("unterminated .entry")?;
-        let line_end = ptx[params_end..].find('\n').map(|i| params_end + i + 1).ok_or("truncated PTX")?;
         let directives = format!(".maxntid {}, 1, 1\n.minnctapersm {}\n", b.max_threads, b.min_blocks_per_sm);
-        ptx.insert_str(line_end, &directives);
+        ptx = insert_directives(ptx, b.kernel, &directives)?;
     }
+    Ok(ptx)
+}
+
+/// Inserts `directives` into `kernel`'s `.entry`, right after its
+/// parameter list.
+fn insert_directives(mut ptx: String, kernel: &str, directives: &str) -> Result<String, String> {
+    let entry = format!(".entry {kernel}(");
+    let start = ptx.find(&entry).ok_or_else(|| format!("a kernel directive names {kernel}, which the PTX lacks"))?;
+    let params_end = ptx[start..].find("\n)").map(|i| start + i + 2).ok_or("unterminated .entry")?;
+    let line_end = ptx[params_end..].find('\n').map(|i| params_end + i + 1).ok_or("truncated PTX")?;
+    ptx.insert_str(line_end, directives);
     Ok(ptx)
 }
 
@@ -116,12 +157,12 @@ fn is_sm_arch(arch: &str) -> bool {
         .is_some_and(|v| v.len() >= 2 && v.trim_end_matches('a').chars().all(|c| c.is_ascii_digit()))
 }
 
-/// `target/ptx-builder`, next to the outer build's profile folders: shared
-/// by debug and release builds, so `core` is compiled for the GPU once.
-fn builder_target_dir(out_dir: &Path) -> PathBuf {
+/// `target/<dir>`, next to the outer build's profile folders: shared by
+/// debug and release builds, so `core` is compiled for the GPU once.
+fn builder_target_dir(out_dir: &Path, dir: &str) -> PathBuf {
     // OUT_DIR is <target>/<profile>/build/<package>-<hash>/out
     let target = out_dir.ancestors().nth(4).unwrap_or(out_dir);
-    target.join("ptx-builder")
+    target.join(dir)
 }
 
 fn rustc_sysroot() -> PathBuf {

@@ -1,5 +1,5 @@
 //! `cargo bench --bench matmul`: every rung of the SGEMM ladder and cuBLAS,
-//! timed by criterion with CUDA events (GPU time, not host time), reporting
+//! then every BF16 rung this GPU runs and cuBLAS BF16, timed by criterion with CUDA events (GPU time, not host time), reporting
 //! FLOP/s. Size: 2048³ unless `PTX_LADDER_BENCH_SIZE` says otherwise.
 //! Without a GPU it prints why and exits successfully, so `cargo test
 //! --all-targets` stays green on machines without one.
@@ -11,6 +11,7 @@ use ptx_ladder::device::Gpu;
 use ptx_ladder::matmul::check::verdict;
 use ptx_ladder::matmul::cublas::Cublas;
 use ptx_ladder::matmul::ladder::{Gemm, Options, measure, prepare};
+use ptx_ladder::matmul::bf16;
 use ptx_ladder::matmul::rungs;
 use std::time::Duration;
 
@@ -117,5 +118,35 @@ fn main() {
         group.bench_function(BenchmarkId::from_parameter(name), |b| b.iter(|| gemm.run(&gpu, &args).expect("launch")));
     }
     group.finish();
+    bench_bf16(&gpu, &options, &mut criterion);
     criterion.final_summary();
+}
+
+/// The BF16 ladder's group: cuBLAS BF16 and every rung that runs here.
+fn bench_bf16(gpu: &Gpu, options: &Options, criterion: &mut Criterion<CudaEvents>) {
+    let (mut buffers, reference) = bf16::ladder::prepare(gpu, options, &mut |_| {}).expect("preparing the BF16 inputs");
+    let size = options.size.0;
+    let mut group = criterion.benchmark_group(format!("bf16 {size}^3 on {}", gpu.info.name));
+    group.throughput(Throughput::Elements(buffers.flops() as u64));
+    let mut gemms: Vec<(String, Box<dyn bf16::ladder::Bf16Gemm>)> = Vec::new();
+    match Cublas::load(gpu) {
+        Ok(cublas) => gemms.push(("cuBLAS BF16".into(), Box::new(cublas))),
+        Err(e) => eprintln!("benches/matmul: no cuBLAS BF16 baseline: {e}"),
+    }
+    for rung in bf16::rungs::ladder() {
+        if let Some(why) = rung.skip_reason(gpu.info.compute_capability, options.size) {
+            eprintln!("benches/matmul: BF16 rung {} skipped: {why}", rung.id);
+            continue;
+        }
+        let launcher = rung.launcher(gpu, &buffers).expect("setting up a BF16 rung");
+        gemms.push((format!("{} {}", rung.id, rung.title), launcher));
+    }
+    for (name, gemm) in &gemms {
+        let (c, _) = bf16::ladder::measure(gpu, &mut buffers, gemm.as_ref(), &reference, Some(1), 0).expect("running the kernel");
+        let v = verdict(&reference, &c);
+        assert!(v.passed(), "{name}: {}", v.describe());
+        let args = buffers.args();
+        group.bench_function(BenchmarkId::from_parameter(name), |b| b.iter(|| gemm.run(gpu, &args).expect("launch")));
+    }
+    group.finish();
 }

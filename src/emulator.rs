@@ -11,6 +11,7 @@ use kernels_gpu::gpu::Dim3;
 use kernels_gpu::gpu::emulated::{self, BlockHooks, ThreadContext};
 use kernels_gpu::launch::LaunchShape;
 use kernels_gpu::matmul::GemmKernel;
+use kernels_gpu::matmul_bf16::Bf16Kernel;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
@@ -259,6 +260,27 @@ pub fn sgemm(kernel: &GemmKernel, (m, n, k): (u32, u32, u32), alpha: f32, a: &[f
     Ok(())
 }
 
+/// Runs one BF16 rung on the CPU: `c = a · b`, with `a` and `b` given as
+/// bf16 bit patterns.
+pub fn bf16_gemm(kernel: &Bf16Kernel, (m, n, k): (u32, u32, u32), a: &[u16], b: &[u16], c: &mut [f32]) -> Result<(), String> {
+    let (a, b) = (aligned_u16(a), aligned_u16(b));
+    let mut out = AlignedBuffer::from_slice(c);
+    let (pa, pb, pc) = (a.as_ptr() as usize, b.as_ptr() as usize, out.as_mut_ptr() as usize);
+    let f = kernel.emulate;
+    unsafe {
+        launch((kernel.launch)(m, n), || f(m, n, k, pa as *const u16, pb as *const u16, pc as *mut f32))?;
+    }
+    c.copy_from_slice(out.as_slice());
+    Ok(())
+}
+
+/// 16-bit values in 16-byte aligned memory, as `cudaMalloc` gives.
+fn aligned_u16(values: &[u16]) -> AlignedBuffer {
+    let mut buffer = AlignedBuffer::from_slice(&vec![0.0; values.len().div_ceil(2)]);
+    unsafe { std::ptr::copy_nonoverlapping(values.as_ptr(), buffer.as_mut_ptr().cast::<u16>(), values.len()) };
+    buffer
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -301,6 +323,53 @@ mod tests {
             for col in 0..8 {
                 let expected = c[r * 8 + col] + (0..8).map(|k| a[r * 8 + k] * b[k * 8 + col]).sum::<f32>();
                 assert_eq!(out[r * 8 + col], expected, "D[{r}][{col}]");
+            }
+        }
+    }
+
+    /// One warp loads a 16×16 A tile (row-major) and a 16×16 B tile
+    /// (K×N row-major) from shared memory with `ldmatrix` (B transposed),
+    /// multiplies through the emulated bf16 `mma` and must get the plain
+    /// product: the fragment tables of both instructions agree.
+    #[test]
+    fn emulated_ldmatrix_and_bf16_mma_follow_the_fragment_layout() {
+        use kernels_gpu::gpu::{bf16_to_f32, ldmatrix_x4, ldmatrix_x4_trans, mma_bf16};
+        // Small integers as bf16: products and sums are exact.
+        let bf = |x: i32| ((x as f32).to_bits() >> 16) as u16;
+        let a: Vec<u16> = (0..256).map(|i| bf((i * 7) % 11 - 5)).collect();
+        let b: Vec<u16> = (0..256).map(|i| bf((i * 5) % 9 - 4)).collect();
+        let out = Mutex::new(vec![f32::NAN; 16 * 16]);
+        let shape = LaunchShape { grid: Dim3::new(1, 1, 1), block: Dim3::new(32, 1, 1), shared_bytes: 1024 };
+        unsafe {
+            launch(shape, || {
+                let lane = gpu::lane_id() as usize;
+                let shared = gpu::dynamic_shared::<u16>();
+                for i in 0..16 {
+                    *shared.add(lane * 16 + i) = if lane < 16 { a[lane * 16 + i] } else { b[(lane - 16) * 16 + i] };
+                }
+                gpu::sync_threads();
+                let (row, col) = (lane % 16, 8 * (lane / 16));
+                let fa = ldmatrix_x4(shared.add(row * 16 + col));
+                let fb = ldmatrix_x4_trans(shared.add(256 + row * 16 + col));
+                let (g, t) = (lane / 4, lane % 4);
+                // Both products before taking the lock: mma waits for the warp.
+                let d = [0, 1].map(|half| mma_bf16(fa, [fb[2 * half], fb[2 * half + 1]], [0.0; 4]));
+                let mut out = out.lock().unwrap();
+                for (half, d) in d.into_iter().enumerate() {
+                    let cells = [(g, 2 * t), (g, 2 * t + 1), (g + 8, 2 * t), (g + 8, 2 * t + 1)];
+                    for (i, (r, c)) in cells.into_iter().enumerate() {
+                        out[r * 16 + 8 * half + c] = d[i];
+                    }
+                }
+            })
+            .unwrap();
+        }
+        let out = out.into_inner().unwrap();
+        let value = |m: &[u16], i: usize| bf16_to_f32(m[i]);
+        for r in 0..16 {
+            for c in 0..16 {
+                let expected: f32 = (0..16).map(|k| value(&a, r * 16 + k) * value(&b, k * 16 + c)).sum();
+                assert_eq!(out[r * 16 + c], expected, "C[{r}][{c}]");
             }
         }
     }

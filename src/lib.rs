@@ -21,5 +21,9 @@ pub use error::{Error, Result};
 /// The PTX module holding every kernel of `kernels-gpu`.
 pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.ptx"));
 
+/// The Hopper kernels (wgmma, TMA, setmaxnreg), compiled for `sm_90a`:
+/// loaded only on a GPU of compute capability 9.0.
+pub const PTX_SM90A: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels_sm90a.ptx"));
+
 /// The GPU architecture the PTX was compiled for (`PTX_LADDER_ARCH`).
 pub const PTX_ARCH: &str = env!("PTX_LADDER_ARCH");

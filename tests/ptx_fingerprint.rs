@@ -31,8 +31,10 @@ struct Module {
     file: &'static str,
 }
 
-const MODULES: &[Module] =
-    &[Module { name: "kernels", ptx: ptx_ladder::PTX, arch: ptx_ladder::PTX_ARCH, file: "tests/ptx-fingerprints/kernels.txt" }];
+const MODULES: &[Module] = &[
+    Module { name: "kernels", ptx: ptx_ladder::PTX, arch: ptx_ladder::PTX_ARCH, file: "tests/ptx-fingerprints/kernels.txt" },
+    Module { name: "kernels_sm90a", ptx: ptx_ladder::PTX_SM90A, arch: "sm_90a", file: "tests/ptx-fingerprints/kernels_sm90a.txt" },
+];
 
 /// Name of the pseudo-entry that covers everything outside the entries
 /// (header, `.extern`/`.global` declarations, `.func` helpers).

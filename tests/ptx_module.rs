@@ -25,6 +25,7 @@ fn the_module_holds_exactly_the_kernels_the_host_knows() {
     let mut known: Vec<&str> = KERNELS.iter().map(|k| k.name()).collect();
     known.extend([kernels_gpu::vecadd::VEC_ADD.name(), kernels_gpu::vecadd::VEC_ADD_X4.name()]);
     known.extend(kernels_gpu::labs::KERNEL_NAMES);
+    known.extend(kernels_gpu::matmul_bf16::KERNELS.iter().map(|k| k.name()));
     for rung in rungs::in_order(CONFIGS[0].kernel) {
         assert!(known.contains(&rung.kernel.name()), "rung {} is missing from KERNELS", rung.id);
     }
@@ -116,4 +117,16 @@ fn rung_11_runs_on_tensor_cores_three_products_per_tile() {
     assert!(body.contains("ld.shared") && !body.contains(".local"));
     // The split into big and small parts is integer rounding, no cvt.
     assert!(!body.contains("cvt.rna.tf32"));
+}
+
+#[test]
+fn bf16_rung_1_runs_bf16_mma_fed_by_ldmatrix() {
+    let body = entry("bf16_mma_sync");
+    // Per warp: (64×64 warp tile / 16×8) mma tiles × (32 / 16) depth
+    // steps, unrolled; one ldmatrix per 16 rows of A, one per 16 columns of B.
+    assert_eq!(body.matches("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32").count(), 32 * 2);
+    assert_eq!(body.matches("ldmatrix.sync.aligned.m8n8.x4.shared.b16").count(), 4 * 2, "A fragments");
+    assert_eq!(body.matches("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16").count(), 4 * 2, "B fragments");
+    assert!(body.contains("cp.async.cg.shared.global") && body.contains("cp.async.wait_group"));
+    assert!(!body.contains(".local"), "nothing spills to local memory");
 }

@@ -19,9 +19,11 @@ commands:
                                  c = a + b on N floats (default 2^28, block 256), checked on the
                                  CPU and timed against a device-to-device copy
   matmul  [--size N | --m M --n N --k K] [--rungs LIST] [--reps R] [--warmup W]
-          [--json PATH] [--svg PATH] [--tune] [--tune-file PATH]
+          [--json PATH] [--svg PATH] [--tune] [--tune-file PATH] [--dtype f32|bf16]
                                  the SGEMM ladder, every rung checked and timed against cuBLAS
-                                 (default 4096x4096x4096, all rungs; LIST like 1,3-5,7b,10)
+                                 (default 4096x4096x4096, all rungs; LIST like 1,3-5,7b,10);
+                                 --dtype bf16: the BF16 ladder (bf16 in, fp32 out) against
+                                 cuBLAS BF16
 
 concept labs (model beside measurement; --svg PATH writes the picture):
   warps     [--block X,Y,Z]      which threads form each warp, checked on the GPU when there is one

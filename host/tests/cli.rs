@@ -26,6 +26,9 @@ fn usage_errors_exit_2_and_name_the_problem() {
         (&["matmul", "--m", "3"], "--m, --n and --k go together"),
         (&["matmul", "--rungs", "12"], "--rungs: no rung '12'"),
         (&["matmul", "--tune", "yes"], "--tune takes no value"),
+        (&["matmul", "--dtype", "fp16"], "--dtype: 'fp16' is not a ladder type (use f32 or bf16)"),
+        (&["matmul", "--dtype", "bf16", "--rungs", "7b"], "--rungs: no rung '7b'"),
+        (&["matmul", "--dtype", "bf16", "--tune"], "leave it out with --dtype bf16"),
         (&["info", "--verbose"], "unknown flag --verbose for `host info`"),
     ];
     for (args, expected) in cases {

@@ -29,6 +29,8 @@
     )
 )]
 #![cfg_attr(not(target_arch = "nvptx64"), feature(thread_local))]
+// The sm_90a build compiles the portable kernels' code but exports none of it.
+#![cfg_attr(ptx_ladder_hopper, allow(dead_code, unused_imports, unused_macros))]
 // `link_llvm_intrinsics` gives the warp shuffles LLVM's own (convergent)
 // intrinsics instead of opaque inline assembly.
 #![allow(internal_features)]
@@ -42,9 +44,11 @@
 #![allow(clippy::manual_is_multiple_of)]
 
 pub mod gpu;
+pub mod hopper;
 pub mod labs;
 pub mod launch;
 pub mod matmul;
+pub mod matmul_bf16;
 pub mod vecadd;
 
 /// CUDA C++'s `__launch_bounds__(max_threads, min_blocks_per_sm)`: a promise
@@ -62,7 +66,7 @@ pub struct LaunchBounds {
 
 /// Every kernel that declares launch bounds.
 pub fn launch_bounds() -> impl Iterator<Item = LaunchBounds> {
-    matmul::KERNELS.iter().filter_map(|k| k.bounds)
+    matmul::KERNELS.iter().filter_map(|k| k.bounds).chain(matmul_bf16::KERNELS.iter().filter_map(|k| k.bounds))
 }
 
 #[cfg(target_arch = "nvptx64")]

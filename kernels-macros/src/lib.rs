@@ -18,6 +18,12 @@
 //!   cannot drift from the function.
 //!
 //! The function is written as an ordinary item (not macro input), so rustfmt formats it.
+//!
+//! `#[kernel(sm_90a)]` declares a Hopper kernel (wgmma, TMA, setmaxnreg): its entry exists only
+//! in the second PTX module, which the builder compiles for `sm_90a` with `--cfg
+//! ptx_ladder_hopper`, and it has no host twin (the CPU emulator does not run Hopper
+//! instructions); the handle exists on both. Portable kernels export no entry from that build,
+//! so each module holds exactly its own kernels.
 
 use proc_macro::TokenStream;
 use quote::{format_ident, quote};
@@ -25,15 +31,19 @@ use syn::{FnArg, ItemFn, parse_macro_input};
 
 #[proc_macro_attribute]
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
-    if !attr.is_empty() {
-        let attr = proc_macro2::TokenStream::from(attr);
-        return syn::Error::new_spanned(attr, "#[kernel] takes no arguments").to_compile_error().into();
-    }
+    let hopper = match attr.to_string().as_str() {
+        "" => false,
+        "sm_90a" => true,
+        _ => {
+            let attr = proc_macro2::TokenStream::from(attr);
+            return syn::Error::new_spanned(attr, "#[kernel] takes no argument, or `sm_90a` for a Hopper kernel").to_compile_error().into();
+        }
+    };
     let function = parse_macro_input!(item as ItemFn);
-    expand(function).unwrap_or_else(|e| e.to_compile_error()).into()
+    expand(function, hopper).unwrap_or_else(|e| e.to_compile_error()).into()
 }
 
-fn expand(function: ItemFn) -> syn::Result<proc_macro2::TokenStream> {
+fn expand(function: ItemFn, hopper: bool) -> syn::Result<proc_macro2::TokenStream> {
     let ItemFn { attrs, vis, sig, block } = function;
     if sig.unsafety.is_none() || sig.abi.is_some() || sig.asyncness.is_some() || sig.constness.is_some() {
         return Err(syn::Error::new_spanned(sig.fn_token, "#[kernel] expects `pub unsafe fn name(..) { .. }`"));
@@ -51,10 +61,28 @@ fn expand(function: ItemFn) -> syn::Result<proc_macro2::TokenStream> {
     let name = &sig.ident;
     let inputs = &sig.inputs;
     let handle = format_ident!("{}", name.to_string().to_uppercase());
-    let handle_doc = format!("Typed launch handle of [`{name}`]: its PTX entry name and parameter types.");
+    let handle_doc = if hopper {
+        format!("Typed launch handle of the sm_90a kernel `{name}`: its PTX entry name and parameter types.")
+    } else {
+        format!("Typed launch handle of [`{name}`]: its PTX entry name and parameter types.")
+    };
+    let handle_item = quote! {
+        #[doc = #handle_doc]
+        #vis const #handle: crate::launch::Kernel<(#(#types,)*)> = crate::launch::Kernel::new(stringify!(#name));
+    };
+    if hopper {
+        return Ok(quote! {
+            #(#attrs)*
+            #[cfg(all(target_arch = "nvptx64", ptx_ladder_hopper))]
+            #[unsafe(no_mangle)]
+            #vis unsafe extern "ptx-kernel" fn #name(#inputs) #block
+
+            #handle_item
+        });
+    }
     Ok(quote! {
         #(#attrs)*
-        #[cfg(target_arch = "nvptx64")]
+        #[cfg(all(target_arch = "nvptx64", not(ptx_ladder_hopper)))]
         #[unsafe(no_mangle)]
         #vis unsafe extern "ptx-kernel" fn #name(#inputs) #block
 
@@ -70,7 +98,6 @@ fn expand(function: ItemFn) -> syn::Result<proc_macro2::TokenStream> {
         #[allow(clippy::missing_safety_doc)]
         #vis unsafe fn #name(#inputs) #block
 
-        #[doc = #handle_doc]
-        #vis const #handle: crate::launch::Kernel<(#(#types,)*)> = crate::launch::Kernel::new(stringify!(#name));
+        #handle_item
     })
 }

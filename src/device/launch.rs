@@ -86,10 +86,15 @@ pub struct GemmArgs<'a> {
 }
 
 impl Gpu {
-    fn function(&self, name: &str) -> Result<Function<'_>> {
-        self.module()
-            .get_function(name)
-            .context(format_args!("finding kernel {name} in the PTX module"))
+    /// A kernel of the portable module or, failing that, of the sm_90a one.
+    pub(crate) fn function(&self, name: &str) -> Result<Function<'_>> {
+        if let Ok(function) = self.module().get_function(name) {
+            return Ok(function);
+        }
+        if kernels_gpu::hopper::is_hopper_kernel(name) {
+            return self.hopper_module()?.get_function(name).context(format_args!("finding kernel {name} in the sm_90a module"));
+        }
+        self.module().get_function(name).context(format_args!("finding kernel {name} in the PTX module"))
     }
 
     /// Registers, static shared memory and local memory of a kernel.

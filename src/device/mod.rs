@@ -1,6 +1,7 @@
 //! The host's view of the GPU: one context, the PTX module, one stream,
 //! typed launches and event timing, all through `cust`.
 
+pub mod hopper;
 mod info;
 mod launch;
 mod timing;
@@ -25,6 +26,8 @@ pub const POISON_BITS: u32 = 0x7fc0_bad0;
 pub struct Gpu {
     // Field order is drop order: module and stream go before the context.
     module: Module,
+    /// The sm_90a module, loaded on first use (see [`Gpu::hopper_module`]).
+    hopper: std::sync::OnceLock<std::result::Result<Module, String>>,
     stream: Stream,
     _context: Context,
     pub info: DeviceInfo,
@@ -53,7 +56,7 @@ impl Gpu {
             ))
         })?;
         let stream = Stream::new(StreamFlags::NON_BLOCKING, None).context("creating a CUDA stream")?;
-        Ok(Gpu { module, stream, _context: context, info })
+        Ok(Gpu { module, hopper: std::sync::OnceLock::new(), stream, _context: context, info })
     }
 
     pub fn stream(&self) -> &Stream {

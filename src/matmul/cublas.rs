@@ -92,6 +92,62 @@ type SgemmFn = unsafe extern "C" fn(
     ldc: i32,
 ) -> Status;
 
+/// `cudaDataType`: the element type of a GEMM operand (library_types.h).
+#[repr(i32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DataType {
+    /// `CUDA_R_32F`: fp32.
+    F32 = 0,
+    /// `CUDA_R_16BF`: bf16.
+    Bf16 = 14,
+}
+
+/// `cublasComputeType_t`: the arithmetic a `cublasGemmEx` uses.
+#[repr(i32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ComputeType {
+    /// `CUBLAS_COMPUTE_32F`: fp32 accumulation (tensor cores for bf16 inputs).
+    F32 = 68,
+    /// `CUBLAS_COMPUTE_32F_FAST_TF32`: fp32 inputs rounded to TF32 on the
+    /// tensor cores, fp32 accumulation.
+    F32FastTf32 = 77,
+}
+
+/// `cublasGemmAlgo_t`: which algorithm a `cublasGemmEx` runs.
+#[repr(i32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Algorithm {
+    /// `CUBLAS_GEMM_DEFAULT`: cuBLAS's own heuristic choice.
+    Default = -1,
+}
+
+/// `cublasGemmEx`: as [`SgemmFn`] with each operand's element type, the
+/// compute type and the algorithm as arguments. `alpha` and `beta` point to
+/// f32 values (the scalar type of the fp32 compute types used here); the
+/// operands are untyped device addresses, typed by `a_type`, `b_type`,
+/// `c_type`.
+type GemmExFn = unsafe extern "C" fn(
+    handle: Handle,
+    transa: Operation,
+    transb: Operation,
+    m: i32,
+    n: i32,
+    k: i32,
+    alpha: *const f32,
+    a: u64,
+    a_type: DataType,
+    lda: i32,
+    b: u64,
+    b_type: DataType,
+    ldb: i32,
+    beta: *const f32,
+    c: u64,
+    c_type: DataType,
+    ldc: i32,
+    compute: ComputeType,
+    algorithm: Algorithm,
+) -> Status;
+
 /// Folders searched for `libcublas.so*`, after the dynamic loader's own
 /// search; `*` matches any one folder name.
 const SEARCH: &[&str] = &[
@@ -109,6 +165,8 @@ const SEARCH: &[&str] = &[
 pub struct Cublas {
     handle: Handle,
     sgemm: SgemmFn,
+    /// Missing only from very old cuBLAS versions.
+    gemm_ex: Option<GemmExFn>,
     destroy: DestroyFn,
     pub version: i32,
     pub path: String,
@@ -143,7 +201,8 @@ impl Cublas {
             let sgemm = *library.get::<SgemmFn>(b"cublasSgemm_v2\0").map_err(symbol_error)?;
             let mut handle: Handle = std::ptr::null_mut();
             check(create(&mut handle), "cublasCreate")?;
-            let mut cublas = Cublas { handle, sgemm, destroy, version: 0, path, _library: library };
+            let gemm_ex = library.get::<GemmExFn>(b"cublasGemmEx\0").ok().map(|f| *f);
+            let mut cublas = Cublas { handle, sgemm, gemm_ex, destroy, version: 0, path, _library: library };
             check(set_stream(handle, gpu.stream().as_inner()), "cublasSetStream")?;
             check(set_math(handle, MathMode::Default), "cublasSetMathMode")?;
             check(get_version(handle, &mut cublas.version), "cublasGetVersion")?;
@@ -164,6 +223,39 @@ impl Cublas {
         let none = Operation::None;
         let code = unsafe { (self.sgemm)(self.handle, none, none, n, m, k, &alpha, b, n, a, k, &beta, c, n) };
         check(code, "cublasSgemm")
+    }
+
+    /// Row-major `C = A·B` with A and B bf16 and C fp32, computed in fp32
+    /// (`cublasGemmEx`, `CUBLAS_COMPUTE_32F`, default algorithm), swapped
+    /// into column-major as [`Cublas::sgemm`] does.
+    pub fn gemm_bf16(&self, size: (u32, u32, u32), a: &DeviceBuffer<u16>, b: &DeviceBuffer<u16>, c: &DeviceBuffer<f32>) -> Result<()> {
+        let inputs = (a.as_device_ptr().as_raw(), b.as_device_ptr().as_raw());
+        self.gemm_ex(size, inputs, DataType::Bf16, c, ComputeType::F32)
+    }
+
+    /// Row-major fp32 `C = A·B` on the TF32 tensor cores (inputs rounded to
+    /// 10 mantissa bits, fp32 accumulation): `cublasGemmEx` with
+    /// `CUBLAS_COMPUTE_32F_FAST_TF32`. The handle's math mode stays plain
+    /// fp32, so [`Cublas::sgemm`] is unaffected.
+    pub fn sgemm_tf32(&self, size: (u32, u32, u32), a: &DeviceBuffer<f32>, b: &DeviceBuffer<f32>, c: &DeviceBuffer<f32>) -> Result<()> {
+        let inputs = (a.as_device_ptr().as_raw(), b.as_device_ptr().as_raw());
+        self.gemm_ex(size, inputs, DataType::F32, c, ComputeType::F32FastTf32)
+    }
+
+    /// `cublasGemmEx` for row-major `C = A·B` (alpha 1, beta 0), fp32 C.
+    fn gemm_ex(&self, (m, n, k): (u32, u32, u32), (a, b): (u64, u64), inputs: DataType, c: &DeviceBuffer<f32>, compute: ComputeType) -> Result<()> {
+        let Some(gemm_ex) = self.gemm_ex else {
+            return Err(Error::new(format!("{} has no cublasGemmEx", self.path)));
+        };
+        let (m, n, k) = (m as i32, n as i32, k as i32);
+        let (alpha, beta) = (1.0f32, 0.0f32);
+        let c = c.as_device_ptr().as_raw();
+        let none = Operation::None;
+        // As in `sgemm`: Cᵀ = Bᵀ · Aᵀ in column-major terms.
+        let code = unsafe {
+            gemm_ex(self.handle, none, none, n, m, k, &alpha, b, inputs, n, a, inputs, k, &beta, c, DataType::F32, n, compute, Algorithm::Default)
+        };
+        check(code, "cublasGemmEx")
     }
 
     /// "cuBLAS 13.0.2"-style version string.

@@ -3,8 +3,10 @@
 
 use super::check::{Problem, Reference, Verdict, reference, reference_rows, verdict};
 use super::cublas::Cublas;
+use super::dtype::{Dtype, TF32_TOLERANCE};
 use super::rungs::Rung;
 use crate::device::{GemmArgs, Gpu, KernelResources, Timing};
+use kernels_gpu::launch::LaunchShape;
 use crate::error::{Context as _, Error, Result};
 use cust::memory::{AsyncCopyDestination, DeviceBuffer};
 
@@ -105,6 +107,18 @@ impl Gemm for Cublas {
     }
 }
 
+/// cuBLAS on the TF32 tensor cores: a reference row beside SGEMM.
+pub struct CublasTf32<'a>(pub &'a Cublas);
+
+impl Gemm for CublasTf32<'_> {
+    fn run(&self, _gpu: &Gpu, args: &GemmArgs) -> Result<()> {
+        if args.alpha != 1.0 || args.beta != 0.0 {
+            return Err(Error::new("the TF32 reference row computes C = A·B only (alpha 1, beta 0)"));
+        }
+        self.0.sgemm_tf32((args.m, args.n, args.k), args.a, args.b, args.c)
+    }
+}
+
 /// Runs `gemm` once on a reset C and returns C (for checking), then, if
 /// that result is correct, times it: `warmup` untimed runs and `reps` timed
 /// ones (None: enough for about a second, between 5 and 100).
@@ -125,15 +139,20 @@ pub fn measure(
         return Ok((c, None));
     }
     let args = buffers.args();
+    Ok((c, Some(time(gpu, reps, warmup, &mut || gemm.run(gpu, &args))?)))
+}
+
+/// Times `run`: `warmup` untimed runs, then `reps` timed ones (None: enough
+/// for about a second, between 5 and 100).
+pub fn time(gpu: &Gpu, reps: Option<u32>, warmup: u32, run: &mut dyn FnMut() -> Result<()>) -> Result<Timing> {
     let reps = match reps {
         Some(r) => r,
         None => {
-            let once = gpu.time(0, 1, || gemm.run(gpu, &args))?;
+            let once = gpu.time(0, 1, &mut *run)?;
             (1000.0 / once.median_ms.max(1e-3)).clamp(5.0, 100.0) as u32
         }
     };
-    let timing = gpu.time(warmup, reps, || gemm.run(gpu, &args))?;
-    Ok((c, Some(timing)))
+    gpu.time(warmup, reps, run)
 }
 
 /// One line of the table.
@@ -151,22 +170,92 @@ pub struct Row {
     pub blocks_per_sm: Option<u32>,
     /// Resident warps over the maximum, from the driver's occupancy API.
     pub occupancy: Option<f64>,
+    /// Why the rung did not run here (it needs a newer GPU or another
+    /// shape); such a row is neither timed nor checked, and not a failure.
+    pub skipped: Option<String>,
+}
+
+impl Row {
+    /// A library call's row: no kernel resources to report.
+    pub fn library(title: String, kernel: &str, verdict: Verdict, timing: Option<Timing>, flops: f64) -> Row {
+        Row {
+            id: "-".into(),
+            title,
+            kernel: kernel.into(),
+            verdict,
+            gflops: timing.as_ref().map(|t| t.billions_per_second(flops)),
+            timing,
+            resources: None,
+            dynamic_shared_bytes: 0,
+            blocks_per_sm: None,
+            occupancy: None,
+            skipped: None,
+        }
+    }
+
+    /// A rung's row, with the resources the driver reports for its kernel
+    /// at this launch shape.
+    pub fn rung(gpu: &Gpu, (id, title, kernel): (&str, &str, &str), shape: LaunchShape, verdict: Verdict, timing: Option<Timing>, flops: f64) -> Result<Row> {
+        let blocks = gpu.resident_blocks(kernel, shape)?;
+        let warps_per_block = shape.block.volume().div_ceil(gpu.info.warp_size as u64) as f64;
+        Ok(Row {
+            id: id.into(),
+            title: title.into(),
+            kernel: kernel.into(),
+            verdict,
+            gflops: timing.as_ref().map(|t| t.billions_per_second(flops)),
+            timing,
+            resources: Some(gpu.resources(kernel)?),
+            dynamic_shared_bytes: shape.shared_bytes,
+            blocks_per_sm: Some(blocks),
+            occupancy: Some(blocks as f64 * warps_per_block / gpu.info.max_warps_per_multiprocessor() as f64),
+            skipped: None,
+        })
+    }
+
+    /// A rung that cannot run here, and why.
+    pub fn skipped((id, title, kernel): (&str, &str, &str), why: String, tolerance: f64) -> Row {
+        Row {
+            id: id.into(),
+            title: title.into(),
+            kernel: kernel.into(),
+            verdict: Verdict { relative_error: 0.0, nan_count: 0, tolerance },
+            timing: None,
+            gflops: None,
+            resources: None,
+            dynamic_shared_bytes: 0,
+            blocks_per_sm: None,
+            occupancy: None,
+            skipped: Some(why),
+        }
+    }
+
+    /// Ran and gave a wrong result.
+    pub fn wrong(&self) -> bool {
+        self.skipped.is_none() && !self.verdict.passed()
+    }
 }
 
 /// Everything one `host matmul` run measured.
 pub struct Report {
+    pub dtype: Dtype,
     pub device: String,
     pub size: (u32, u32, u32),
     pub fp32_peak_gflops: Option<f64>,
+    /// cuBLAS at the ladder's element type: the 100% of the % column.
     pub cublas: std::result::Result<Row, String>,
+    /// Other library rows shown for reference (TF32 beside SGEMM).
+    pub references: Vec<Row>,
     pub rows: Vec<Row>,
+    /// How rung 8 was chosen (empty for ladders without tuning).
     pub autotune_note: String,
 }
 
 impl Report {
-    /// All rungs and cuBLAS (when present) produced correct results.
+    /// Every rung that ran, cuBLAS and the reference rows (when present)
+    /// produced correct results.
     pub fn all_correct(&self) -> bool {
-        self.rows.iter().all(|r| r.verdict.passed()) && self.cublas.as_ref().map_or(true, |c| c.verdict.passed())
+        !self.rows.iter().chain(&self.references).chain(self.cublas.as_ref().ok()).any(Row::wrong)
     }
 }
 
@@ -193,24 +282,20 @@ pub fn run(
 ) -> Result<Report> {
     let (mut buffers, reference) = prepare(gpu, options, progress)?;
     let flops = buffers.flops();
-    let gflops = |t: &Option<Timing>| t.as_ref().map(|t| t.billions_per_second(flops));
 
     progress("cuBLAS SGEMM (baseline)");
+    let mut references = Vec::new();
     let cublas = match Cublas::load(gpu) {
         Ok(cublas) => {
             let (c, timing) = measure(gpu, &mut buffers, &cublas, &reference, options.reps, options.warmup)?;
-            Ok(Row {
-                id: "-".into(),
-                title: cublas.version_string(),
-                kernel: "cublasSgemm".into(),
-                verdict: verdict(&reference, &c),
-                gflops: gflops(&timing),
-                timing,
-                resources: None,
-                dynamic_shared_bytes: 0,
-                blocks_per_sm: None,
-                occupancy: None,
-            })
+            let row = Row::library(cublas.version_string(), "cublasSgemm", verdict(&reference, &c), timing, flops);
+            progress("cuBLAS TF32 (reference row)");
+            let loose = Reference { tolerance: TF32_TOLERANCE, ..reference.clone() };
+            let tf32 = CublasTf32(&cublas);
+            let (c, timing) = measure(gpu, &mut buffers, &tf32, &loose, options.reps, options.warmup)?;
+            let title = format!("{} TF32 (reference)", cublas.version_string());
+            references.push(Row::library(title, "cublasGemmEx TF32", verdict(&loose, &c), timing, flops));
+            Ok(row)
         }
         Err(e) => Err(e.to_string()),
     };
@@ -221,26 +306,16 @@ pub fn run(
         let (c, timing) = measure(gpu, &mut buffers, &rung.kernel, &reference, options.reps, options.warmup)?;
         let (m, n, _) = options.size;
         let shape = (rung.kernel.launch)(m, n);
-        let blocks = gpu.resident_blocks(rung.kernel.name(), shape)?;
-        let warps_per_block = shape.block.volume().div_ceil(gpu.info.warp_size as u64) as f64;
-        rows.push(Row {
-            id: rung.id.into(),
-            title: rung.title.into(),
-            kernel: rung.kernel.name().into(),
-            verdict: verdict(&reference, &c),
-            gflops: gflops(&timing),
-            timing,
-            resources: Some(gpu.resources(rung.kernel.name())?),
-            dynamic_shared_bytes: shape.shared_bytes,
-            blocks_per_sm: Some(blocks),
-            occupancy: Some(blocks as f64 * warps_per_block / gpu.info.max_warps_per_multiprocessor() as f64),
-        });
+        let names = (rung.id, rung.title, rung.kernel.name());
+        rows.push(Row::rung(gpu, names, shape, verdict(&reference, &c), timing, flops)?);
     }
     Ok(Report {
+        dtype: Dtype::F32,
         device: gpu.info.name.clone(),
         size: options.size,
         fp32_peak_gflops: gpu.info.fp32_peak_flops().map(|f| f / 1e9),
         cublas,
+        references,
         rows,
         autotune_note,
     })

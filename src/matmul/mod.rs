@@ -1,8 +1,11 @@
-//! `host matmul`: the SGEMM ladder against cuBLAS.
+//! `host matmul`: the SGEMM ladder and the BF16 ladder against cuBLAS.
 
 pub mod autotune;
+pub mod bf16;
 pub mod check;
 pub mod cublas;
+pub mod dtype;
+pub mod hopper;
 pub mod ladder;
 pub mod report;
 pub mod rungs;

@@ -35,8 +35,7 @@ pub fn in_order(autotuned: GemmKernel) -> Vec<Rung> {
 /// kernel of the module named in full (rung 8's candidates, for example).
 pub fn select(all: &[Rung], list: &str) -> Result<Vec<Rung>> {
     let mut extra = Vec::new();
-    let number = |id: &str| id.trim_end_matches(|c: char| c.is_ascii_alphabetic()).parse::<u32>().ok();
-    let highest = all.iter().filter_map(|r| number(r.id)).max().unwrap_or(0);
+    let ids: Vec<&str> = all.iter().map(|r| r.id).collect();
     let mut chosen = vec![false; all.len()];
     for item in list.split(',').map(str::trim) {
         if let Some(kernel) = kernels_gpu::matmul::KERNELS.iter().find(|k| k.name() == item) {
@@ -46,31 +45,39 @@ pub fn select(all: &[Rung], list: &str) -> Result<Vec<Rung>> {
             }
             continue;
         }
-        let matched: Vec<usize> = if let Some((from, to)) = item.split_once('-') {
-            let (from, to) = match (from.trim().parse::<u32>(), to.trim().parse::<u32>()) {
-                (Ok(f), Ok(t)) if f <= t => (f, t),
-                _ => return Err(Error::new(format!("--rungs: '{item}' is not a range like 3-6"))),
-            };
-            (0..all.len()).filter(|&i| number(all[i].id).is_some_and(|x| (from..=to).contains(&x))).collect()
-        } else if item.chars().all(|c| c.is_ascii_digit()) && !item.is_empty() {
-            (0..all.len()).filter(|&i| number(all[i].id).map(|x| x.to_string()).as_deref() == Some(item)).collect()
-        } else {
-            (0..all.len()).filter(|&i| all[i].id.eq_ignore_ascii_case(item)).collect()
-        };
-        if matched.is_empty() {
-            let ids: Vec<&str> = all.iter().map(|r| r.id).collect();
-            return Err(Error::new(format!(
-                "--rungs: no rung '{item}' (rungs are {}; ranges like 3-6, lists like 1,7b,10 and full kernel names work, up to {highest})",
-                ids.join(", ")
-            )));
-        }
-        for i in matched {
+        for i in matching(&ids, item, " and full kernel names")? {
             chosen[i] = true;
         }
     }
     let mut rungs: Vec<Rung> = all.iter().zip(chosen).filter_map(|(r, c)| c.then_some(*r)).collect();
     rungs.extend(extra);
     Ok(rungs)
+}
+
+/// Positions in `ids` that one `--rungs` item names: an id ("7a"), a
+/// number ("7" is 7a and 7b) or a range ("3-6"). `also` completes the
+/// error message's list of accepted forms.
+pub fn matching(ids: &[&str], item: &str, also: &str) -> Result<Vec<usize>> {
+    let number = |id: &str| id.trim_end_matches(|c: char| c.is_ascii_alphabetic()).parse::<u32>().ok();
+    let highest = ids.iter().filter_map(|id| number(id)).max().unwrap_or(0);
+    let matched: Vec<usize> = if let Some((from, to)) = item.split_once('-') {
+        let (from, to) = match (from.trim().parse::<u32>(), to.trim().parse::<u32>()) {
+            (Ok(f), Ok(t)) if f <= t => (f, t),
+            _ => return Err(Error::new(format!("--rungs: '{item}' is not a range like 3-6"))),
+        };
+        (0..ids.len()).filter(|&i| number(ids[i]).is_some_and(|x| (from..=to).contains(&x))).collect()
+    } else if item.chars().all(|c| c.is_ascii_digit()) && !item.is_empty() {
+        (0..ids.len()).filter(|&i| number(ids[i]).map(|x| x.to_string()).as_deref() == Some(item)).collect()
+    } else {
+        (0..ids.len()).filter(|&i| ids[i].eq_ignore_ascii_case(item)).collect()
+    };
+    if matched.is_empty() {
+        return Err(Error::new(format!(
+            "--rungs: no rung '{item}' (rungs are {}; ranges like 3-6, lists like 1,7b,10{also} work, up to {highest})",
+            ids.join(", ")
+        )));
+    }
+    Ok(matched)
 }
 
 #[cfg(test)]

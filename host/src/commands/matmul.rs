@@ -1,9 +1,11 @@
-//! `host matmul`: the SGEMM ladder against cuBLAS, as a table, JSON and SVG.
+//! `host matmul`: the SGEMM ladder (or, with `--dtype bf16`, the BF16 ladder)
+//! against cuBLAS, as a table, JSON and SVG.
 
 use crate::args::{Flags, UsageError};
 use crate::{Failure, progress};
 use ptx_ladder::device::Gpu;
-use ptx_ladder::matmul::{autotune, ladder, report, rungs};
+use ptx_ladder::matmul::dtype::Dtype;
+use ptx_ladder::matmul::{autotune, bf16, ladder, report, rungs};
 use std::path::PathBuf;
 
 pub fn run(mut flags: Flags) -> Result<(), Failure> {
@@ -18,6 +20,7 @@ pub fn run(mut flags: Flags) -> Result<(), Failure> {
     let tune = flags.switch("--tune")?;
     let tune_file = PathBuf::from(flags.value("--tune-file")?.unwrap_or_else(|| autotune::DEFAULT_FILE.into()));
     let seed = flags.number("--seed", 0, u64::MAX)?.unwrap_or(2026);
+    let dtype = flags.value("--dtype")?.map(|d| Dtype::parse(&d)).transpose().map_err(|e| UsageError(e.to_string()))?;
     flags.finish()?;
 
     let size = match (size, m, n, k) {
@@ -29,6 +32,19 @@ pub fn run(mut flags: Flags) -> Result<(), Failure> {
     };
     ladder::validate_size(size)?;
     let options = ladder::Options { size, reps, warmup, seed };
+    if dtype == Some(Dtype::Bf16) {
+        if tune {
+            return Err(UsageError("--tune tunes the SGEMM ladder's rung 8; leave it out with --dtype bf16".into()).into());
+        }
+        let all = bf16::rungs::ladder();
+        let selected = match &rung_list {
+            Some(list) => bf16::rungs::select(&all, list).map_err(|e| UsageError(e.to_string()))?,
+            None => all,
+        };
+        let gpu = Gpu::open()?;
+        let result = bf16::ladder::run(&gpu, &selected, &options, &mut progress)?;
+        return finish(&result, json, svg);
+    }
     // Check the rung list before starting the GPU.
     let placeholder = rungs::in_order(kernels_gpu::matmul::r08_autotuned::CONFIGS[0].kernel);
     if let Some(list) = &rung_list {
@@ -54,12 +70,17 @@ pub fn run(mut flags: Flags) -> Result<(), Failure> {
         None => all,
     };
     let result = ladder::run(&gpu, &selected, &options, choice.note, &mut progress)?;
-    print!("{}", report::table(&result));
+    finish(&result, json, svg)
+}
+
+/// Prints the table, writes the files asked for, and fails on a wrong result.
+fn finish(result: &ladder::Report, json: Option<PathBuf>, svg: Option<PathBuf>) -> Result<(), Failure> {
+    print!("{}", report::table(result));
     if let Some(path) = json {
-        write(&path, &report::json(&result))?;
+        write(&path, &report::json(result))?;
     }
     if let Some(path) = svg {
-        write(&path, &report::svg(&result))?;
+        write(&path, &report::svg(result))?;
     }
     if !result.all_correct() {
         return Err(ptx_ladder::Error::new("some results were WRONG (see the table)").into());

@@ -11,6 +11,8 @@ mod sync;
 mod tensor;
 mod warp;
 
+pub mod hopper;
+
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod emulated;
 

@@ -1,0 +1,186 @@
+//! The Hopper rungs (sm_90a): wgmma reading tiles from shared memory, TMA
+//! copies completing on mbarriers, and producer/consumer warpgroups.
+//!
+//! These kernels exist only in the second PTX module, built for `sm_90a`
+//! (`--cfg ptx_ladder_hopper`); on the host this module gives their names,
+//! tilings and launch shapes, so host and kernels agree by construction.
+//!
+//! - [`wgmma_bf16`]: BF16 inputs, fp32 accumulation, `C = A·B`;
+//! - [`tf32x3`]: fp32 inputs at fp32 accuracy, three TF32 products on wgmma.
+
+#[cfg(ptx_ladder_hopper)]
+pub mod pipeline;
+pub mod tf32x3;
+pub mod wgmma_bf16;
+
+use crate::LaunchBounds;
+use crate::launch::{Dim3, Kernel, LaunchShape};
+
+/// The shape of one Hopper GEMM kernel: a `tile_m`×`tile_n` block tile of C,
+/// `tile_k`-deep stages, `stages` of them in flight, `consumers`
+/// warpgroups each computing 64 rows, and one producer warpgroup when the
+/// kernel is warp-specialized.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HopperTiling {
+    pub tile_n: u32,
+    pub tile_k: u32,
+    pub stages: u32,
+    pub consumers: u32,
+    pub specialized: bool,
+    /// One block per multiprocessor, each walking many tiles, instead of
+    /// one block per tile.
+    pub persistent: bool,
+    /// Bytes of shared memory one stage's tiles take.
+    pub stage_bytes: u32,
+}
+
+impl HopperTiling {
+    /// Rows of C per block: 64 per consumer warpgroup (wgmma's M).
+    pub const fn tile_m(&self) -> u32 {
+        64 * self.consumers
+    }
+
+    pub const fn threads(&self) -> u32 {
+        crate::gpu::hopper::WARPGROUP_THREADS * (self.consumers + self.specialized as u32)
+    }
+
+    /// Stages, their mbarriers (full and empty per stage), and 1024 bytes of
+    /// slack to align the first tile for the 128-byte swizzle.
+    pub const fn shared_bytes(&self) -> u32 {
+        self.stages * self.stage_bytes + 2 * 8 * self.stages + crate::gpu::hopper::descriptor::ATOM_BYTES
+    }
+
+    /// A 1D grid: one block per `tile_m`×`tile_n` tile of C, or, when
+    /// persistent, one per multiprocessor (fewer if there are fewer tiles).
+    pub const fn launch(&self, m: u32, n: u32, multiprocessors: u32) -> LaunchShape {
+        let tiles = m.div_ceil(self.tile_m()) * n.div_ceil(self.tile_n);
+        let blocks = if self.persistent && multiprocessors < tiles { multiprocessors } else { tiles };
+        LaunchShape {
+            grid: Dim3::new(blocks, 1, 1),
+            block: Dim3::new(self.threads(), 1, 1),
+            shared_bytes: self.shared_bytes(),
+        }
+    }
+
+    /// One block per multiprocessor, all registers for it: setmaxnreg needs
+    /// this cap at entry, and the non-specialized kernels need the room.
+    pub const fn bounds(&self, kernel: &'static str) -> LaunchBounds {
+        LaunchBounds { kernel, max_threads: self.threads(), min_blocks_per_sm: 1 }
+    }
+}
+
+/// Which inputs a Hopper kernel reads, and so how the host prepares them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Operands {
+    /// BF16 A (M×K) and B (K×N), row-major, through tensor maps over the
+    /// inputs themselves: K and N must be multiples of 8 (16-byte rows).
+    Bf16,
+    /// fp32 A and B, split by [`tf32x3::SPLIT_A`]/[`tf32x3::SPLIT_B_TRANSPOSED`]
+    /// into TF32 big and small parts (B transposed) in padded buffers.
+    Tf32x3,
+}
+
+/// Parameters of every Hopper GEMM: `(m, n, k, maps, c)`. `maps` points to
+/// the tensor maps in global memory, 16 words each (A's, then B's; for
+/// 3xTF32 A big, A small, Bᵀ big, Bᵀ small).
+pub type HopperParams = (u32, u32, u32, *const u64, *mut f32);
+
+/// What the host needs to launch one Hopper GEMM.
+#[derive(Clone, Copy, Debug)]
+pub struct HopperKernel {
+    /// The typed launch handle (entry name and parameters).
+    pub kernel: Kernel<HopperParams>,
+    pub tiling: HopperTiling,
+    pub operands: Operands,
+}
+
+impl HopperKernel {
+    /// The `.entry` name in the sm_90a module.
+    pub const fn name(&self) -> &'static str {
+        self.kernel.name()
+    }
+
+    pub const fn launch(&self, m: u32, n: u32, multiprocessors: u32) -> LaunchShape {
+        self.tiling.launch(m, n, multiprocessors)
+    }
+}
+
+/// Every GEMM kernel of the sm_90a module.
+pub const KERNELS: &[HopperKernel] = &[
+    wgmma_bf16::PIPELINED,
+    wgmma_bf16::SPECIALIZED,
+    wgmma_bf16::PERSISTENT,
+    tf32x3::KERNEL,
+];
+
+/// Launch bounds of the sm_90a module's kernels, for the builder.
+pub fn launch_bounds() -> impl Iterator<Item = LaunchBounds> {
+    KERNELS.iter().map(|k| k.tiling.bounds(k.name()))
+}
+
+/// Where tile number `tile` of a `grid` of (rows, columns) tiles starts,
+/// as (row, column) of C. Tiles go down `group_m` tile-rows before moving
+/// one column right, then on to the next band of `group_m` rows: the
+/// blocks running at once then share a few rows of A and a few columns of
+/// B in L2, where plain row-by-row order would stream all of B for every
+/// tile-row. `group_m` = 1 is plain row-major order.
+#[cfg(ptx_ladder_hopper)]
+#[inline(always)]
+fn tile_origin(tile: u32, (rows, cols): (u32, u32), group_m: u32, (tile_m, tile_n): (u32, u32)) -> (u32, u32) {
+    let per_group = group_m * cols;
+    let first_row = (tile / per_group) * group_m;
+    let height = (rows - first_row).min(group_m);
+    let within = tile % per_group;
+    ((first_row + within % height) * tile_m, (within / height) * tile_n)
+}
+
+/// Writes a warpgroup's 64×N accumulator tile (the wgmma register layout,
+/// see [`crate::gpu::hopper::wgmma`]) to rows `row0..` and columns `col0..`
+/// of the row-major `m`×`n` matrix `c`, skipping what lies outside it.
+/// Each thread stores pairs of neighbouring columns with one 8-byte store
+/// where `n` is even (so the pair is 8-byte aligned).
+///
+/// # Safety
+/// `c` is an `m`×`n` matrix; `thread` is the thread's rank in its warpgroup.
+#[cfg(ptx_ladder_hopper)]
+#[inline(always)]
+unsafe fn store_accumulators<const N: usize>(acc: &[f32; N], c: *mut f32, (m, n): (u32, u32), row0: u32, col0: u32, thread: u32) {
+    type F32x2 = core::simd::Simd<f32, 2>;
+    let (warp, lane) = (thread / 32, thread % 32);
+    let row = row0 + 16 * warp + lane / 4;
+    for j in 0..N / 4 {
+        let col = col0 + 8 * j as u32 + 2 * (lane % 4);
+        for half in 0..2 {
+            let r = row + 8 * half as u32;
+            let (v0, v1) = (acc[4 * j + 2 * half], acc[4 * j + 2 * half + 1]);
+            if r < m && col < n {
+                let p = unsafe { c.add(r as usize * n as usize + col as usize) };
+                unsafe {
+                    if col + 1 < n && n % 2 == 0 {
+                        p.cast::<F32x2>().write(F32x2::from_array([v0, v1]));
+                    } else {
+                        p.write(v0);
+                        if col + 1 < n {
+                            p.add(1).write(v1);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Entry points of the sm_90a module: the GEMMs and the 3xTF32 splits.
+pub const KERNEL_NAMES: &[&str] = &[
+    wgmma_bf16::PIPELINED.name(),
+    wgmma_bf16::SPECIALIZED.name(),
+    wgmma_bf16::PERSISTENT.name(),
+    tf32x3::KERNEL.name(),
+    tf32x3::TF32X3_SPLIT_ROWS.name(),
+    tf32x3::TF32X3_SPLIT_TRANSPOSED.name(),
+];
+
+/// Whether `name` is a kernel of the sm_90a module.
+pub fn is_hopper_kernel(name: &str) -> bool {
+    KERNEL_NAMES.contains(&name)
+}

@@ -1,0 +1,84 @@
+//! The ring of stages between the TMA producer and the wgmma consumers.
+//!
+//! Each stage has two mbarriers. *full* completes when the stage's tiles
+//! have landed: the producer arrives once with the bytes it expects, and
+//! the copy engine counts them in. *empty* completes when every consumer
+//! warpgroup has finished reading the stage, so the producer may refill
+//! it. Use `n` of a stage (k-tile `i` is use `i / stages` of stage
+//! `i % stages`) waits for phase parity `n % 2` of *full*; the producer's
+//! refill for use `n ≥ 1` waits for parity `(n - 1) % 2` of *empty*.
+
+use crate::gpu::hopper::mbarrier;
+
+/// Shared addresses of the ring's barriers: `stages` full barriers, then
+/// `stages` empty barriers, 8 bytes each.
+#[derive(Clone, Copy)]
+pub struct Ring {
+    barriers: u32,
+    stages: u32,
+}
+
+impl Ring {
+    /// The ring whose barriers start at shared address `barriers`.
+    pub const fn new(barriers: u32, stages: u32) -> Ring {
+        Ring { barriers, stages }
+    }
+
+    pub const fn full(&self, stage: u32) -> u32 {
+        self.barriers + 8 * stage
+    }
+
+    pub const fn empty(&self, stage: u32) -> u32 {
+        self.barriers + 8 * (self.stages + stage)
+    }
+
+    /// One thread sets up every barrier: *full* expects the producer's one
+    /// arrival, *empty* one arrival per consumer warpgroup. The caller
+    /// then needs a block barrier before anyone uses them.
+    ///
+    /// # Safety
+    /// The barrier addresses are shared memory reserved for the ring.
+    pub unsafe fn init(&self, consumers: u32) {
+        for s in 0..self.stages {
+            unsafe {
+                mbarrier::init(self.full(s), 1);
+                mbarrier::init(self.empty(s), consumers);
+            }
+        }
+        crate::gpu::hopper::tma::fence_barrier_init();
+    }
+
+    /// Producer: waits until k-tile `i`'s stage is free, then announces
+    /// `bytes` of copies into it. Returns the stage.
+    ///
+    /// # Safety
+    /// Called by the one producer thread, for `i` = 0, 1, 2, ... in order.
+    pub unsafe fn acquire(&self, i: u32, bytes: u32) -> u32 {
+        let stage = i % self.stages;
+        let use_ = i / self.stages;
+        if use_ > 0 {
+            unsafe { mbarrier::wait(self.empty(stage), (use_ - 1) % 2) };
+        }
+        unsafe { mbarrier::arrive_expect_tx(self.full(stage), bytes) };
+        stage
+    }
+
+    /// Consumer: waits until k-tile `i`'s tiles have landed. Returns the stage.
+    ///
+    /// # Safety
+    /// Every consumer thread calls it for `i` = 0, 1, 2, ... in order.
+    pub unsafe fn wait_full(&self, i: u32) -> u32 {
+        let stage = i % self.stages;
+        unsafe { mbarrier::wait(self.full(stage), (i / self.stages) % 2) };
+        stage
+    }
+
+    /// Consumer: k-tile `i`'s stage has been read. One thread per consumer
+    /// warpgroup calls it, after the wgmmas reading it have completed.
+    ///
+    /// # Safety
+    /// As [`Ring::wait_full`].
+    pub unsafe fn release(&self, i: u32) {
+        unsafe { mbarrier::arrive(self.empty(i % self.stages)) };
+    }
+}

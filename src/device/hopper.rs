@@ -1,0 +1,159 @@
+//! Hopper support on the host: the sm_90a PTX module, loaded on first use
+//! and only on a GPU of compute capability 9.0, and TMA tensor maps made by
+//! the driver's `cuTensorMapEncodeTiled`.
+//!
+//! `cust` 0.3 binds the CUDA 11.4 driver API, which predates tensor maps, so
+//! the encoder is looked up in `libcuda.so.1` at run time; a driver without
+//! it (older than CUDA 12) gets one clear error.
+
+use super::Gpu;
+use crate::error::{Context as _, Error, Result};
+use cust::memory::{DeviceCopy, DevicePointer};
+use cust::module::Module;
+use libloading::Library;
+use std::ffi::c_void;
+use std::sync::OnceLock;
+
+/// The driver's opaque 128-byte `CUtensorMap`, 64-byte aligned. Kernels
+/// receive a pointer to it in global memory ([`Gpu::upload_maps`]).
+#[repr(C, align(64))]
+#[derive(Clone, Copy, Debug)]
+pub struct TensorMap(pub [u64; 16]);
+
+/// Element types the rungs copy with TMA (`CUtensorMapDataType`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TmaElement {
+    /// `CU_TENSOR_MAP_DATA_TYPE_FLOAT32`.
+    F32 = 7,
+    /// `CU_TENSOR_MAP_DATA_TYPE_BFLOAT16`.
+    Bf16 = 9,
+}
+
+impl TmaElement {
+    pub const fn bytes(self) -> u64 {
+        match self {
+            TmaElement::F32 => 4,
+            TmaElement::Bf16 => 2,
+        }
+    }
+}
+
+/// A row-major matrix in device memory and the box TMA copies out of it.
+#[derive(Clone, Copy, Debug)]
+pub struct TmaTile {
+    pub element: TmaElement,
+    /// Device address of element (0, 0); 16-byte aligned.
+    pub address: u64,
+    pub rows: u64,
+    pub cols: u64,
+    /// Elements from one row to the next; `pitch * element bytes` must be a
+    /// multiple of 16.
+    pub pitch: u64,
+    pub box_rows: u32,
+    /// At most 128 bytes of elements, for the 128-byte swizzle.
+    pub box_cols: u32,
+}
+
+type EncodeTiledFn = unsafe extern "C" fn(
+    map: *mut TensorMap,
+    data_type: u32,
+    rank: u32,
+    address: *mut c_void,
+    dims: *const u64,
+    strides: *const u64,
+    box_dims: *const u32,
+    element_strides: *const u32,
+    interleave: u32,
+    swizzle: u32,
+    l2_promotion: u32,
+    oob_fill: u32,
+) -> i32;
+
+/// `CU_TENSOR_MAP_SWIZZLE_128B`: the layout wgmma's descriptors describe.
+const SWIZZLE_128B: u32 = 3;
+/// `CU_TENSOR_MAP_L2_PROMOTION_L2_256B`: fetch whole 256-byte L2 lines.
+const L2_PROMOTION_256B: u32 = 3;
+
+/// The CUDA 12 driver entry point cust does not bind, looked up once.
+struct Cuda12 {
+    _library: Library,
+    encode_tiled: EncodeTiledFn,
+}
+
+fn cuda12() -> Result<&'static Cuda12> {
+    static CUDA12: OnceLock<std::result::Result<Cuda12, String>> = OnceLock::new();
+    let found = CUDA12.get_or_init(|| unsafe {
+        let library = Library::new("libcuda.so.1").map_err(|e| format!("opening libcuda.so.1: {e}"))?;
+        let missing = |name: &str| format!("the NVIDIA driver has no {name} (the Hopper rungs need a CUDA 12 or newer driver)");
+        let encode_tiled = *library.get::<EncodeTiledFn>(b"cuTensorMapEncodeTiled\0").map_err(|_| missing("cuTensorMapEncodeTiled"))?;
+        Ok(Cuda12 { _library: library, encode_tiled })
+    });
+    found.as_ref().map_err(|e| Error::new(e.clone()))
+}
+
+/// A 2D tensor map with the 128-byte swizzle; elements outside the matrix
+/// read as zero.
+pub fn tensor_map(tile: &TmaTile) -> Result<TensorMap> {
+    let bytes = tile.element.bytes();
+    if tile.address % 16 != 0 || (tile.pitch * bytes) % 16 != 0 {
+        return Err(Error::new(format!(
+            "TMA needs 16-byte aligned rows: a row pitch of {} elements of {bytes} bytes is not a multiple of 16 bytes",
+            tile.pitch
+        )));
+    }
+    let encode = cuda12()?.encode_tiled;
+    let mut map = TensorMap([0; 16]);
+    let dims = [tile.cols, tile.rows];
+    let strides = [tile.pitch * bytes];
+    let boxes = [tile.box_cols, tile.box_rows];
+    let element_strides = [1u32, 1];
+    let status = unsafe {
+        encode(
+            &mut map,
+            tile.element as u32,
+            2,
+            tile.address as *mut c_void,
+            dims.as_ptr(),
+            strides.as_ptr(),
+            boxes.as_ptr(),
+            element_strides.as_ptr(),
+            0,
+            SWIZZLE_128B,
+            L2_PROMOTION_256B,
+            0,
+        )
+    };
+    if status != 0 {
+        return Err(Error::new(format!("cuTensorMapEncodeTiled refused {tile:?}: driver error {status}")));
+    }
+    Ok(map)
+}
+
+/// The device address of a buffer, for a [`TmaTile`].
+pub fn address<T: DeviceCopy>(pointer: DevicePointer<T>) -> u64 {
+    pointer.as_raw()
+}
+
+impl Gpu {
+    /// Whether this GPU runs the sm_90a module (compute capability 9.0).
+    pub fn is_hopper(&self) -> bool {
+        self.info.compute_capability == (9, 0)
+    }
+
+    /// The sm_90a module, loaded (and compiled by the driver) on first use.
+    pub fn hopper_module(&self) -> Result<&Module> {
+        if !self.is_hopper() {
+            let (major, minor) = self.info.compute_capability;
+            return Err(Error::new(format!("needs a Hopper GPU (sm_90); {} is sm_{major}{minor}", self.info.name)));
+        }
+        let loaded = self.hopper.get_or_init(|| Module::from_ptx(crate::PTX_SM90A, &[]).map_err(|e| format!("{e} ({e:?})")));
+        loaded.as_ref().map_err(|e| Error::new(format!("loading the sm_90a PTX module on {}: {e}", self.info.name)))
+    }
+
+    /// Copies `maps` to the GPU, where TMA reads them: 16 words each, and
+    /// 64-byte aligned as TMA needs (device allocations are 256-byte aligned).
+    pub fn upload_maps(&self, maps: &[TensorMap]) -> Result<cust::memory::DeviceBuffer<u64>> {
+        let words: Vec<u64> = maps.iter().flat_map(|map| map.0).collect();
+        cust::memory::DeviceBuffer::from_slice(&words).context("copying tensor maps to the GPU")
+    }
+}

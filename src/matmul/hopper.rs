@@ -1,0 +1,150 @@
+//! Running the Hopper GEMMs of the sm_90a module: tensor maps over the
+//! inputs for BF16, and for 3xTF32 the split into big and small TF32 parts
+//! (B transposed) in padded scratch buffers first.
+//!
+//! A [`HopperGemm`] is made once per problem size (tensor maps and scratch
+//! buffers), then run as often as the timing needs.
+
+use crate::device::hopper::{TmaElement, TmaTile, address, tensor_map};
+use crate::device::{Gpu, pointer};
+use crate::error::{Error, Result};
+use cust::memory::DeviceBuffer;
+use kernels_gpu::launch::{Dim3, LaunchShape};
+use kernels_gpu::hopper::{HopperKernel, Operands, tf32x3};
+
+/// The 3xTF32 split of A and B: rows of `pitch` floats (K rounded up to 4).
+struct Split {
+    pitch: u32,
+    a_big: DeviceBuffer<f32>,
+    a_small: DeviceBuffer<f32>,
+    b_big: DeviceBuffer<f32>,
+    b_small: DeviceBuffer<f32>,
+}
+
+/// One Hopper kernel ready to run at one size.
+pub struct HopperGemm {
+    kernel: HopperKernel,
+    size: (u32, u32, u32),
+    /// The tensor maps, 16 words each, where TMA reads them.
+    maps: DeviceBuffer<u64>,
+    split: Option<Split>,
+    shape: LaunchShape,
+}
+
+/// Why a BF16 Hopper rung cannot take this shape, if it cannot: TMA reads
+/// rows whose pitch is a multiple of 16 bytes.
+pub fn bf16_shape_problem((_, n, k): (u32, u32, u32)) -> Option<&'static str> {
+    match (k % 8, n % 8) {
+        (0, 0) => None,
+        (_, 0) => Some("needs K % 8 == 0 (TMA rows of 16 bytes)"),
+        (0, _) => Some("needs N % 8 == 0 (TMA rows of 16 bytes)"),
+        _ => Some("needs K % 8 == 0 and N % 8 == 0 (TMA rows of 16 bytes)"),
+    }
+}
+
+/// The kernel's launch shape on this GPU: a persistent grid takes one
+/// block per multiprocessor.
+fn launch_shape(gpu: &Gpu, kernel: &HopperKernel, (m, n, _): (u32, u32, u32)) -> LaunchShape {
+    kernel.launch(m, n, gpu.info.multiprocessors)
+}
+
+impl HopperGemm {
+    /// A BF16 kernel over A (`m`×`k`) and B (`k`×`n`), row-major BF16 bits.
+    pub fn bf16(kernel: HopperKernel, gpu: &Gpu, size: (u32, u32, u32), a: &DeviceBuffer<u16>, b: &DeviceBuffer<u16>) -> Result<HopperGemm> {
+        assert_eq!(kernel.operands, Operands::Bf16, "{} is not a BF16 kernel", kernel.name());
+        if let Some(why) = bf16_shape_problem(size) {
+            return Err(Error::new(format!("{} {why}", kernel.name())));
+        }
+        let (m, n, k) = size;
+        let tiling = kernel.tiling;
+        let tile = |address, rows: u32, cols: u32, box_rows| TmaTile {
+            element: TmaElement::Bf16,
+            address,
+            rows: rows as u64,
+            cols: cols as u64,
+            pitch: cols as u64,
+            box_rows,
+            box_cols: 64,
+        };
+        let maps = [
+            tensor_map(&tile(address(pointer(a)), m, k, tiling.tile_m()))?,
+            tensor_map(&tile(address(pointer(b)), k, n, tiling.tile_k))?,
+        ];
+        Ok(HopperGemm { kernel, size, maps: gpu.upload_maps(&maps)?, split: None, shape: launch_shape(gpu, &kernel, size) })
+    }
+
+    /// The 3xTF32 kernel at this size, with its scratch buffers.
+    pub fn tf32x3(kernel: HopperKernel, gpu: &Gpu, size: (u32, u32, u32)) -> Result<HopperGemm> {
+        assert_eq!(kernel.operands, Operands::Tf32x3, "{} is not a 3xTF32 kernel", kernel.name());
+        let (m, n, k) = size;
+        let pitch = tf32x3::padded_k(k);
+        if pitch.div_ceil(32) > 65_535 {
+            return Err(Error::new(format!("{}: K = {k} is above what its split kernel's grid covers", kernel.name())));
+        }
+        gpu.ensure_fits(2 * (m as u128 + n as u128) * pitch as u128 * 4, "the 3xTF32 split")?;
+        let split = Split {
+            pitch,
+            a_big: gpu.alloc(m as usize * pitch as usize, "A's TF32 big part")?,
+            a_small: gpu.alloc(m as usize * pitch as usize, "A's TF32 small part")?,
+            b_big: gpu.alloc(n as usize * pitch as usize, "B's TF32 big part")?,
+            b_small: gpu.alloc(n as usize * pitch as usize, "B's TF32 small part")?,
+        };
+        let tile = |buffer: &DeviceBuffer<f32>, rows: u32| TmaTile {
+            element: TmaElement::F32,
+            address: address(pointer(buffer)),
+            rows: rows as u64,
+            cols: pitch as u64,
+            pitch: pitch as u64,
+            box_rows: 128,
+            box_cols: tf32x3::TILE_K,
+        };
+        let maps = [
+            tensor_map(&tile(&split.a_big, m))?,
+            tensor_map(&tile(&split.a_small, m))?,
+            tensor_map(&tile(&split.b_big, n))?,
+            tensor_map(&tile(&split.b_small, n))?,
+        ];
+        Ok(HopperGemm { kernel, size, maps: gpu.upload_maps(&maps)?, split: Some(split), shape: launch_shape(gpu, &kernel, size) })
+    }
+
+    pub fn kernel(&self) -> &HopperKernel {
+        &self.kernel
+    }
+
+    /// Grid, block and shared memory of the GEMM launch.
+    pub fn shape(&self) -> LaunchShape {
+        self.shape
+    }
+
+    /// Enqueues `C = A·B`. For 3xTF32, `inputs` are the fp32 A and B (split
+    /// first, on the same stream, so the timing includes the split); BF16
+    /// kernels read the inputs their tensor maps were made over.
+    pub fn run(&self, gpu: &Gpu, inputs: Option<(&DeviceBuffer<f32>, &DeviceBuffer<f32>)>, c: &DeviceBuffer<f32>) -> Result<()> {
+        let (m, n, k) = self.size;
+        if let Some(split) = &self.split {
+            let (a, b) = inputs.ok_or_else(|| Error::new(format!("{} needs the fp32 inputs to split", self.kernel.name())))?;
+            self.split(gpu, split, a, b)?;
+        }
+        gpu.launch(&self.kernel.kernel, self.shape, (m, n, k, pointer(&self.maps), pointer(c)))
+    }
+
+    fn split(&self, gpu: &Gpu, split: &Split, a: &DeviceBuffer<f32>, b: &DeviceBuffer<f32>) -> Result<()> {
+        let (m, n, k) = self.size;
+        let pitch = split.pitch;
+        let launch = |kernel, shape, rows: u32, cols: u32, src: &DeviceBuffer<f32>, big: &DeviceBuffer<f32>, small: &DeviceBuffer<f32>| {
+            gpu.launch(kernel, shape, (rows, cols, pitch, pointer(src), pointer(big), pointer(small)))
+        };
+        let rows_shape = LaunchShape {
+            grid: Dim3::new(pitch.div_ceil(tf32x3::SPLIT_THREADS), m.min(65_535), 1),
+            block: Dim3::new(tf32x3::SPLIT_THREADS, 1, 1),
+            shared_bytes: 0,
+        };
+        launch(&tf32x3::TF32X3_SPLIT_ROWS, rows_shape, m, k, a, &split.a_big, &split.a_small)?;
+        let transposed_shape = LaunchShape {
+            grid: Dim3::new(n.div_ceil(32), pitch.div_ceil(32), 1),
+            block: Dim3::new(32, 8, 1),
+            shared_bytes: tf32x3::TRANSPOSE_TILE_FLOATS * 4,
+        };
+        launch(&tf32x3::TF32X3_SPLIT_TRANSPOSED, transposed_shape, k, n, b, &split.b_big, &split.b_small)
+    }
+}
