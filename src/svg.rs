@@ -184,6 +184,18 @@ impl Svg {
         );
     }
 
+    /// An unfilled circle, to mark a point on a line.
+    pub fn ring(&mut self, cx: f64, cy: f64, r: f64, stroke: &str) {
+        let _ = writeln!(
+            self.body,
+            r#"<circle cx="{}" cy="{}" r="{}" fill="none" stroke="{}" stroke-width="2"/>"#,
+            num(cx),
+            num(cy),
+            num(r.max(0.0)),
+            escape(stroke)
+        );
+    }
+
     /// A text label with its baseline at `y`. The content is escaped.
     pub fn text(&mut self, x: f64, y: f64, content: &str, style: TextStyle) {
         let weight = if style.bold { r#" font-weight="bold""# } else { "" };
@@ -368,12 +380,28 @@ pub fn bar_chart(title: &str, bars: &[(String, f64)], reference_line: Option<(St
 /// a legend. The y axis always includes zero so that differences are not
 /// exaggerated by a truncated axis. Non-finite points are skipped.
 pub fn line_chart(title: &str, x_label: &str, y_label: &str, series: &[(String, Vec<(f64, f64)>)]) -> String {
-    const WIDTH: f64 = 760.0;
+    line_chart_marked(title, x_label, y_label, series, None)
+}
+
+/// [`line_chart`] with one x value marked: a dashed vertical line labelled
+/// `label`, and a ring on every series' point at that x (for example "this
+/// kernel" on an occupancy curve).
+pub fn line_chart_marked(
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[(String, Vec<(f64, f64)>)],
+    mark: Option<(f64, String)>,
+) -> String {
+    const PLOT_W: f64 = 510.0;
     const HEIGHT: f64 = 440.0;
     const LEFT: f64 = 70.0;
-    const RIGHT: f64 = 180.0;
     const TOP: f64 = 56.0;
     const BOTTOM: f64 = 64.0;
+    // The legend gets as much room as its longest name needs.
+    let longest = series.iter().map(|(name, _)| text_width(name, 12.0)).fold(0.0, f64::max);
+    let right = (16.0 + 26.0 + longest + 12.0).max(120.0);
+    let width = LEFT + PLOT_W + right;
 
     let points =
         || series.iter().flat_map(|(_, pts)| pts.iter().copied()).filter(|(x, y)| x.is_finite() && y.is_finite());
@@ -392,18 +420,17 @@ pub fn line_chart(title: &str, x_label: &str, y_label: &str, series: &[(String, 
     let (x_lo, x_hi) = (x_ticks[0].min(x_lo), x_ticks.last().copied().unwrap_or(x_hi).max(x_hi));
     let (y_lo, y_hi) = (y_ticks[0].min(y_min), y_ticks.last().copied().unwrap_or(y_max).max(y_max));
 
-    let plot_w = WIDTH - LEFT - RIGHT;
     let plot_h = HEIGHT - TOP - BOTTOM;
-    let px = |x: f64| LEFT + (x - x_lo) / (x_hi - x_lo) * plot_w;
+    let px = |x: f64| LEFT + (x - x_lo) / (x_hi - x_lo) * PLOT_W;
     let py = |y: f64| TOP + plot_h - (y - y_lo) / (y_hi - y_lo) * plot_h;
 
-    let mut svg = Svg::new(WIDTH, HEIGHT);
-    svg.text(WIDTH / 2.0, 24.0, title, TextStyle::new(16.0).anchor(Anchor::Middle).bold());
+    let mut svg = Svg::new(width, HEIGHT);
+    svg.text(width / 2.0, 24.0, title, TextStyle::new(16.0).anchor(Anchor::Middle).bold());
     svg.text(LEFT, TOP - 12.0, y_label, TextStyle::new(12.0).anchor(Anchor::Middle));
 
     for &t in &y_ticks {
         let y = py(t);
-        svg.line(LEFT, y, LEFT + plot_w, y, "#e4e4e4", 1.0);
+        svg.line(LEFT, y, LEFT + PLOT_W, y, "#e4e4e4", 1.0);
         svg.text(LEFT - 8.0, y + 4.0, &label_number(t), TextStyle::new(11.0).anchor(Anchor::End));
     }
     for &t in &x_ticks {
@@ -411,24 +438,45 @@ pub fn line_chart(title: &str, x_label: &str, y_label: &str, series: &[(String, 
         svg.line(x, TOP + plot_h, x, TOP + plot_h + 5.0, "#444", 1.0);
         svg.text(x, TOP + plot_h + 18.0, &label_number(t), TextStyle::new(11.0).anchor(Anchor::Middle));
     }
-    svg.line(LEFT, TOP + plot_h, LEFT + plot_w, TOP + plot_h, "#444", 1.0);
+    svg.line(LEFT, TOP + plot_h, LEFT + PLOT_W, TOP + plot_h, "#444", 1.0);
     svg.line(LEFT, TOP, LEFT, TOP + plot_h, "#444", 1.0);
-    svg.text(LEFT + plot_w / 2.0, HEIGHT - 18.0, x_label, TextStyle::new(12.0).anchor(Anchor::Middle));
+    svg.text(LEFT + PLOT_W / 2.0, HEIGHT - 18.0, x_label, TextStyle::new(12.0).anchor(Anchor::Middle));
 
+    if let Some((x, label)) = &mark {
+        let at = px(*x);
+        svg.dashed_line(at, TOP, at, TOP + plot_h, "#555", 1.0);
+        // Keep the label inside the plot: right of the line unless that runs out.
+        let anchor = if at + text_width(label, 11.0) + 4.0 > LEFT + PLOT_W { Anchor::End } else { Anchor::Start };
+        let dx = if anchor == Anchor::End { -4.0 } else { 4.0 };
+        svg.text(at + dx, TOP + 12.0, label, TextStyle::new(11.0).anchor(anchor).fill("#555"));
+    }
     for (i, (name, pts)) in series.iter().enumerate() {
         let colour = LINE_COLOURS[i % LINE_COLOURS.len()];
         let mapped: Vec<(f64, f64)> =
             pts.iter().filter(|(x, y)| x.is_finite() && y.is_finite()).map(|&(x, y)| (px(x), py(y))).collect();
         svg.polyline(&mapped, colour, 2.0);
-        for &(x, y) in &mapped {
-            svg.circle(x, y, 2.5, colour);
+        if mapped.len() <= 40 {
+            for &(x, y) in &mapped {
+                svg.circle(x, y, 2.5, colour);
+            }
+        }
+        if let Some((mx, _)) = &mark {
+            if let Some(&(x, y)) = pts.iter().find(|(x, y)| x == mx && y.is_finite()) {
+                svg.ring(px(x), py(y), 5.0, colour);
+            }
         }
         let ly = TOP + 10.0 + i as f64 * 20.0;
-        let lx = LEFT + plot_w + 16.0;
+        let lx = LEFT + PLOT_W + 16.0;
         svg.line(lx, ly, lx + 20.0, ly, colour, 3.0);
         svg.text(lx + 26.0, ly + 4.0, name, TextStyle::new(12.0));
     }
     svg.finish()
+}
+
+/// Rough width in pixels of `text` in the sans-serif font at `size`:
+/// enough to keep labels apart and inside the picture.
+pub fn text_width(text: &str, size: f64) -> f64 {
+    text.chars().count() as f64 * size * 0.6
 }
 
 #[cfg(test)]

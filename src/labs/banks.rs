@@ -30,8 +30,8 @@ pub fn run(gpu: &Gpu, rounds: u32, reps: u32, progress: &mut dyn FnMut(&str)) ->
     let threads = (blocks * THREADS) as usize;
     let mut out = gpu.alloc(threads, "output")?;
     let mut rows = Vec::new();
-    for pattern in Pattern::ALL {
-        progress(pattern.name());
+    for (i, pattern) in Pattern::ALL.into_iter().enumerate() {
+        progress(&crate::progress::step(i, Pattern::ALL.len(), pattern.name()));
         let name = kernel_name(pattern.id());
         let (mut dst, mut r) = (pointer(&out), rounds);
         let params = [arg(&mut dst), arg(&mut r)];
