@@ -14,6 +14,7 @@ use cli::{Cli, Command};
 use std::process::ExitCode;
 
 /// How a command failed.
+#[derive(Debug)]
 pub enum Failure {
     /// A usage mistake found after parsing (exit 2).
     Usage(String),
