@@ -254,7 +254,7 @@ pub struct NumberList(pub Vec<u32>);
 
 fn number_list(text: &str) -> Result<NumberList, String> {
     let one = number::<u32>(0, u32::MAX as u64);
-    text.split(',').map(|item| one(item)).collect::<Result<_, _>>().map(NumberList).map_err(|e| format!("{e} (in a comma-separated list)"))
+    text.split(',').map(one).collect::<Result<_, _>>().map(NumberList).map_err(|e| format!("{e} (in a comma-separated list)"))
 }
 
 /// "16,16" → (16, 16, 1), checked against the 1024-thread block limit.

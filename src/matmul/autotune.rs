@@ -132,7 +132,7 @@ mod tests {
     #[test]
     fn tuning_file_round_trips() {
         let t = Tuned::new(CONFIGS[3].kernel.name, "NVIDIA H200", (4096, 1024, 512), 41234.0);
-        assert_eq!(Tuned::from_text(&t.to_text()), Ok(t));
+        assert_eq!(Tuned::from_text(&t.to_text()), Ok(t.clone()));
         let old = "kernel = x\ndevice = y\nsize = 1x2x3\ngflops = 4\n";
         assert!(Tuned::from_text(old).unwrap_err().contains("older versions"));
         assert!(Tuned::from_text("{}").unwrap_err().contains("not a tuning file"));

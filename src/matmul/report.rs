@@ -192,13 +192,33 @@ pub fn json(report: &Report) -> String {
     text
 }
 
-/// The ladder as a bar chart, one bar per rung, with cuBLAS as a line.
+/// The ladder as a bar chart: one bar per rung with its GFLOP/s and % of
+/// cuBLAS, cuBLAS and the FP32 peak as reference lines.
 pub fn svg(report: &Report) -> String {
+    use crate::svg::{Bar, Reference, bar_chart_annotated};
     let (m, n, k) = report.size;
-    let bars: Vec<(String, f64)> =
-        report.rows.iter().map(|r| (format!("{} {}", r.id, r.title), r.gflops.unwrap_or(0.0))).collect();
-    let baseline = cublas_gflops(report).map(|g| ("cuBLAS".to_string(), g));
-    crate::svg::bar_chart(&format!("SGEMM ladder, {m}x{n}x{k} fp32, {}", report.device), &bars, baseline, "GFLOP/s")
+    let bars: Vec<Bar> = report
+        .rows
+        .iter()
+        .zip(ratios(report))
+        .map(|(r, (percent, _))| Bar {
+            label: format!("{} {}", r.id, r.title),
+            value: r.gflops.unwrap_or(0.0),
+            note: match (r.verdict.passed(), percent) {
+                (false, _) => Some("WRONG".into()),
+                (true, Some(p)) => Some(format!("{p:.1}% of cuBLAS")),
+                (true, None) => None,
+            },
+        })
+        .collect();
+    let mut references = Vec::new();
+    if let Some(g) = cublas_gflops(report) {
+        references.push(Reference { label: "cuBLAS".into(), value: g, colour: "#d62728" });
+    }
+    if let Some(peak) = report.fp32_peak_gflops {
+        references.push(Reference { label: "FP32 peak".into(), value: peak, colour: "#555555" });
+    }
+    bar_chart_annotated(&format!("SGEMM ladder, {m}x{n}x{k} fp32, {}", report.device), &bars, &references, "GFLOP/s")
 }
 
 #[cfg(test)]
@@ -271,5 +291,15 @@ mod tests {
         assert_eq!(doc["cublas"]["percent_of_cublas"], 100.0);
         assert_eq!(doc["rungs"][2]["percent_of_cublas"], 20.0);
         assert!(doc["cublas_missing"].is_null());
+    }
+
+    #[test]
+    fn chart_shows_percent_of_cublas_and_the_peak() {
+        let doc = svg(&report(Some(200.0)));
+        crate::svg::tests::assert_well_formed(&doc);
+        assert!(doc.contains("10 GFLOP/s · 5.0% of cuBLAS") && doc.contains("40 GFLOP/s · 20.0% of cuBLAS"), "{doc}");
+        assert!(doc.contains("0 GFLOP/s · WRONG"), "{doc}");
+        assert!(doc.contains("cuBLAS (200 GFLOP/s)") && doc.contains("FP32 peak (1000 GFLOP/s)"), "{doc}");
+        assert_eq!(doc.matches("stroke-dasharray").count(), 2);
     }
 }
