@@ -31,7 +31,7 @@ mod tests {
         assert_ne!(v, uniform(10_000, 8));
         assert!(v.iter().all(|x| (-1.0..1.0).contains(x)));
         let mean = v.iter().map(|&x| x as f64).sum::<f64>() / v.len() as f64;
-        assert!(mean.abs() < 0.05, "mean {mean}");
+        approx::assert_abs_diff_eq!(mean, 0.0, epsilon = 0.05);
         assert!(v.iter().any(|&x| x < -0.9) && v.iter().any(|&x| x > 0.9));
     }
 

@@ -256,9 +256,11 @@ mod tests {
     #[test]
     fn ratios_are_against_cublas_and_the_last_measured_rung() {
         let r = ratios(&report(Some(200.0)));
-        assert_eq!(r[0], (Some(5.0), None));
+        approx::assert_relative_eq!(r[0].0.expect("percent"), 5.0);
+        assert_eq!(r[0].1, None);
         assert_eq!(r[1], (None, None));
-        assert_eq!(r[2], (Some(20.0), Some(4.0)));
+        approx::assert_relative_eq!(r[2].0.expect("percent"), 20.0);
+        approx::assert_relative_eq!(r[2].1.expect("speed-up"), 4.0);
         assert!(ratios(&report(None)).iter().all(|(p, _)| p.is_none()));
     }
 
