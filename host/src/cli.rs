@@ -8,7 +8,7 @@
 //! numbers use `value_parser = number::<T>(min, max)`, which accepts the
 //! spellings 4096, 268_435_456, 1e8 and 2^28 and names the range on error.
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory as _, Parser, Subcommand};
 use ptx_ladder::labs::models::occupancy::{Arch, arch_by_name};
 use std::path::PathBuf;
 
@@ -58,6 +58,15 @@ pub enum Command {
     Occupancy(OccupancyArgs),
     /// All labs in teaching order, with short explanations
     Tour,
+}
+
+/// The command line with the exit codes at the foot of every command's
+/// `--help` too (after any text of its own).
+pub fn command() -> clap::Command {
+    Cli::command().mut_subcommands(|sub| {
+        let own = sub.get_after_long_help().or(sub.get_after_help()).map(|t| format!("{t}\n\n")).unwrap_or_default();
+        sub.after_long_help(format!("{own}{EXIT_CODES}"))
+    })
 }
 
 /// `--svg PATH`, shared by the labs.
@@ -132,7 +141,7 @@ pub struct MatmulArgs {
 
 #[derive(Args, Debug)]
 pub struct WarpsArgs {
-    /// Block shape X[,Y[,Z]] in threads, x fastest (at most 1024 threads in all)
+    /// Block shape X,Y,Z in threads, Y and Z optional, x fastest (at most 1024 threads in all)
     #[arg(long, value_name = "X,Y,Z", default_value = "16,16", value_parser = block_shape)]
     pub block: (u32, u32, u32),
     #[command(flatten)]
@@ -277,7 +286,6 @@ fn arch(text: &str) -> Result<&'static Arch, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::CommandFactory;
 
     #[test]
     fn numbers_in_several_spellings() {
@@ -306,12 +314,12 @@ mod tests {
     #[test]
     fn the_command_line_is_consistent() {
         // clap's own check: no clashing names, defaults parse, and so on.
-        Cli::command().debug_assert();
+        command().debug_assert();
     }
 
     #[test]
     fn every_flag_is_documented() {
-        for command in Cli::command().get_subcommands() {
+        for command in command().get_subcommands() {
             for arg in command.get_arguments() {
                 let help = arg.get_help().map(|h| h.to_string()).unwrap_or_default();
                 assert!(!help.is_empty(), "{} --{} has no help", command.get_name(), arg.get_id());

@@ -9,7 +9,7 @@ mod commands;
 mod output;
 mod progress;
 
-use clap::Parser as _;
+use clap::FromArgMatches as _;
 use cli::{Cli, Command};
 use std::process::ExitCode;
 
@@ -32,7 +32,8 @@ impl From<ptx_ladder::Error> for Failure {
 }
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse_from(std::env::args_os()) {
+    let parsed = cli::command().try_get_matches_from(std::env::args_os()).and_then(|m| Cli::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(cli) => cli,
         // Help, --version and usage errors: clap prints them (help to stdout,
         // errors to stderr) and knows the exit code (0 or 2).

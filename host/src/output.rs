@@ -27,7 +27,7 @@ pub fn print(args: std::fmt::Arguments) -> Result<(), Failure> {
     io::stdout().lock().write_fmt(args).map_err(stdout_failure)
 }
 
-/// Flushes standard output before exiting, with the same rules as [`print`].
+/// Flushes standard output before exiting, with the same rules as [`print()`].
 pub fn flush() -> Result<(), Failure> {
     io::stdout().lock().flush().map_err(stdout_failure)
 }

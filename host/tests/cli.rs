@@ -58,6 +58,9 @@ fn every_help_form_works() {
             let out = run(&args);
             assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
             assert!(stdout(&out).contains(&format!("Usage: ptx-ladder {command}")), "{args:?}: {}", stdout(&out));
+            if args[1] == "--help" {
+                assert!(stdout(&out).contains("Exit codes:"), "{args:?}");
+            }
         }
     }
 }

@@ -45,9 +45,13 @@ fn lab_command(svg: &Option<PathBuf>, lab: impl FnOnce(Option<&Gpu>, &mut Files)
     needs_gpu(&gpu)
 }
 
-/// Where the GPU part of a lab would have been.
-fn skipped() -> Result<(), Failure> {
-    outln!("measurement: skipped, it needs a CUDA GPU")
+/// Where the GPU part of a lab would have been, in the tour (a lab run on
+/// its own ends with the error line instead).
+fn skipped(gpu: Option<&Gpu>) -> Result<(), Failure> {
+    match gpu {
+        Some(_) => Ok(()),
+        None => outln!("(the measurement needs a CUDA GPU: skipped)"),
+    }
 }
 
 pub fn coalesce_command(args: CoalesceArgs) -> Result<(), Failure> {
@@ -73,7 +77,6 @@ pub fn coalesce_lab(gpu: Option<&Gpu>, o: &CoalesceArgs, files: &mut Files) -> R
         outln!("matmul {size}^3, sectors per warp request for A and B in one inner-loop step (model):")?;
         outln!("  {:<16} A: {naive_a:>2} sectors, B: {naive_b:>2} sectors", kernels_gpu::matmul::r01_naive::KERNEL.name)?;
         outln!("  {:<16} A: {coal_a:>2} sectors, B: {coal_b:>2} sectors", kernels_gpu::matmul::r02_coalesced::KERNEL.name)?;
-        skipped()?;
         return write_svg(files, &o.svg.svg, || Ok(svg::stack(&pictures)));
     };
     let rows = tracked(|progress| coalesce::run(gpu, &o.strides.0, o.mib << 18, o.reps.reps, progress))?;
@@ -121,7 +124,6 @@ pub fn banks_lab(gpu: Option<&Gpu>, o: &BanksArgs, files: &mut Files) -> Result<
         .map(|p| banks_model::svg(&p.addresses(), &format!("{}: {}-way", p.name(), banks_model::conflict_degree(&p.addresses()))))
         .collect();
     let Some(gpu) = gpu else {
-        skipped()?;
         return write_svg(files, &o.svg.svg, || Ok(svg::stack(&pictures)));
     };
     let rows = tracked(|progress| banks::run(gpu, o.rounds, o.reps.reps, progress))?;
@@ -152,7 +154,6 @@ pub fn divergence_lab(gpu: Option<&Gpu>, o: &DivergenceArgs, files: &mut Files) 
     out!("{}", divergence_model::render_table(threads, blocks, work, work).map_err(model_error)?)?;
     let model = divergence_model::svg(threads, blocks, work, work).map_err(model_error)?;
     let Some(gpu) = gpu else {
-        skipped()?;
         return write_svg(files, &o.svg.svg, || Ok(model));
     };
     let rows = tracked(|progress| divergence::run(gpu, o.work, o.reps.reps, progress))?;
@@ -170,13 +171,12 @@ pub fn reduce_command(args: ReduceArgs) -> Result<(), Failure> {
 }
 
 pub fn reduce_lab(gpu: Option<&Gpu>, o: &ReduceArgs, files: &mut Files) -> Result<(), Failure> {
-    outln!("model: four ways for threads to cooperate on one sum of {} floats ({:.0} MB read once):", o.n, o.n as f64 * 4.0 / 1e6)?;
+    outln!("model: four ways for threads to cooperate on one sum of {} floats ({:.3} GB read once):", o.n, o.n as f64 * 4.0 / 1e9)?;
     for method in reduce::Method::ALL {
         outln!("  {}: {}", method.name(), method.explain())?;
     }
     let Some(gpu) = gpu else {
         // Only the measured chart exists for this lab, so no picture is written.
-        skipped()?;
         return match &o.svg.svg {
             Some(path) => {
                 outln!("{} not written: this lab's picture is its measurement", path.display())
@@ -212,9 +212,8 @@ pub fn occupancy_command(args: OccupancyArgs) -> Result<(), Failure> {
         return files.finish();
     }
     let gpu = open_gpu()?;
-    match &gpu {
-        Ok(gpu) => occupancy_live(gpu, &args, &mut files)?,
-        Err(_) => skipped()?,
+    if let Ok(gpu) = &gpu {
+        occupancy_live(gpu, &args, &mut files)?;
     }
     files.finish()?;
     needs_gpu(&gpu)
@@ -267,12 +266,9 @@ pub fn warps_command(args: WarpsArgs) -> Result<(), Failure> {
 /// Prints the model's warp map; with a GPU, also checks it on the hardware.
 pub fn warps_lab(gpu: Option<&Gpu>, block: (u32, u32, u32), svg_path: Option<&Path>, files: &mut Files) -> Result<(), Failure> {
     out!("{}", warps_model::render(block).map_err(model_error)?)?;
-    match gpu {
-        Some(gpu) => {
-            let threads = warps::check(gpu, block)?;
-            outln!("checked on {}: all {threads} threads ran as lane (linear rank mod 32), as the map says", gpu.info.name)?;
-        }
-        None => outln!("hardware check: skipped, it needs a CUDA GPU")?,
+    if let Some(gpu) = gpu {
+        let threads = warps::check(gpu, block)?;
+        outln!("checked on {}: all {threads} threads ran as lane (linear rank mod 32), as the map says", gpu.info.name)?;
     }
     write_svg(files, &svg_path.map(Path::to_path_buf), || warps_model::svg(block).map_err(model_error))
 }
@@ -289,6 +285,7 @@ pub fn tour_command() -> Result<(), Failure> {
         "A block is cut into warps of 32 threads, counting x fastest. The warp, not the thread, is what the\nhardware schedules: everything below is about what one warp asks for at once.",
     )?;
     warps_lab(g, (30, 2, 1), None, &mut files)?;
+    skipped(g)?;
     say(
         "2. Coalescing",
         "A warp's 32 loads become as few 32-byte sectors as their addresses allow. Neighbouring lanes reading\nneighbouring floats need 4 sectors; lanes 32 bytes apart need 32, for the same 128 useful bytes.",
@@ -301,24 +298,28 @@ pub fn tour_command() -> Result<(), Failure> {
         svg: crate::cli::SvgArg { svg: None },
     };
     coalesce_lab(g, &coalesce, &mut files)?;
+    skipped(g)?;
     say(
         "3. Shared-memory banks",
         "Shared memory is 32 banks side by side. A warp reading 32 different banks is served at once; 32 words\nfrom one bank queue up. Padding or swizzling moves the data so a column spreads over all banks.",
     )?;
     let banks = BanksArgs { rounds: 128, reps: crate::cli::RepsArg { reps: 10 }, svg: crate::cli::SvgArg { svg: None } };
     banks_lab(g, &banks, &mut files)?;
+    skipped(g)?;
     say(
         "4. Divergence",
         "Lanes of a warp share one instruction stream. When a branch splits them, the warp runs both sides,\neach with some lanes switched off; warps that agree internally pay one side.",
     )?;
     let divergence = DivergenceArgs { work: 4096, reps: crate::cli::RepsArg { reps: 10 }, svg: crate::cli::SvgArg { svg: None } };
     divergence_lab(g, &divergence, &mut files)?;
+    skipped(g)?;
     say(
         "5. Reduction",
         "Summing is the first algorithm where threads must cooperate: through global memory, shared memory,\nregisters (shuffles) or atomics. Each step up removes trips to memory.",
     )?;
     let reduce = ReduceArgs { n: 1 << 26, reps: crate::cli::RepsArg { reps: 10 }, svg: crate::cli::SvgArg { svg: None } };
     reduce_lab(g, &reduce, &mut files)?;
+    skipped(g)?;
     say(
         "6. Occupancy",
         "Registers, shared memory and thread slots decide how many warps an SM holds. More resident warps give\nthe scheduler more work to switch to while others wait for memory.",
@@ -336,7 +337,7 @@ pub fn tour_command() -> Result<(), Failure> {
     occupancy_calculator(&occupancy)?;
     match g {
         Some(gpu) => occupancy_live(gpu, &occupancy, &mut files)?,
-        None => skipped()?,
+        None => skipped(None)?,
     }
     say("End of the tour", "`ptx-ladder matmul` puts all of it together: the SGEMM ladder, rung by rung, against cuBLAS.")?;
     files.finish()?;

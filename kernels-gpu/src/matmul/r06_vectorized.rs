@@ -18,7 +18,7 @@ use crate::gpu::{self, load_f32x4, store_f32x4};
 
 /// Where each element of the two shared tiles lives. Both tiles are k-major:
 /// row `k` of the A tile holds A[row0..row0+TILE_M][k0 + k] (A transposed),
-/// row `k` of the B tile holds B[k0 + k][col0..col0+TILE_N]. A layout may pad
+/// row `k` of the B tile holds `B[k0 + k][col0..col0+TILE_N]`. A layout may pad
 /// each row and may permute columns, as long as it keeps every aligned group
 /// of four columns contiguous and 16-byte aligned (128-bit accesses).
 pub trait SharedLayout {
