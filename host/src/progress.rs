@@ -50,3 +50,25 @@ impl Progress {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ptx_ladder::progress::step;
+
+    #[test]
+    fn steps_move_one_bar_and_notes_leave_it_alone() {
+        // As on a terminal; indicatif draws nothing when stderr is not one.
+        let mut progress = Progress { terminal: true, bar: None };
+        progress.report("uploading");
+        assert!(progress.bar.is_none(), "a note outside a sweep makes no bar");
+        progress.report(&step(2, 5, "rung 3"));
+        let bar = progress.bar.clone().expect("a bar for a sweep");
+        assert_eq!((bar.length(), bar.position(), bar.message()), (Some(5), 2, "rung 3".into()));
+        progress.report("a note during the sweep");
+        progress.report(&step(4, 5, "rung 5"));
+        assert_eq!((bar.position(), bar.message()), (4, "rung 5".into()));
+        progress.report(&step(0, 12, "tuning"));
+        assert_eq!((bar.length(), bar.position()), (Some(12), 0));
+    }
+}

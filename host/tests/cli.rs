@@ -176,6 +176,7 @@ fn output_paths_are_checked_before_any_work() {
         vec!["matmul".into(), "--svg".into(), missing.display().to_string()],
         vec!["matmul".into(), "--json".into(), dir.display().to_string()],
         vec!["matmul".into(), "--tune".into(), "--tune-file".into(), dir.display().to_string()],
+        vec!["matmul".into(), "--tune".into(), "--tune-file".into(), missing.with_extension("json").display().to_string()],
         vec!["reduce".into(), "--svg".into(), missing.display().to_string()],
         vec!["occupancy".into(), "--svg".into(), missing.display().to_string()],
         vec!["warps".into(), "--svg".into(), missing.display().to_string()],
@@ -187,6 +188,7 @@ fn output_paths_are_checked_before_any_work() {
         assert!(err.contains(&args[args.len() - 2]) && !err.contains("GPU"), "{args:?}: {err}");
         assert!(stdout(&out).is_empty(), "{args:?}: work started: {}", stdout(&out));
     }
+    assert!(!dir.join("no").exists(), "no folder was created");
     std::fs::remove_dir_all(dir).expect("cleanup");
 }
 

@@ -7,6 +7,7 @@ use crate::cli::MatmulArgs;
 use crate::output::{Files, check_writable, outln};
 use crate::progress::tracked;
 use ptx_ladder::matmul::{autotune, ladder, report, rungs};
+use std::path::Path;
 
 pub fn run(args: MatmulArgs) -> Result<(), Failure> {
     let size = match (args.size, args.m, args.n, args.k) {
@@ -28,8 +29,11 @@ pub fn run(args: MatmulArgs) -> Result<(), Failure> {
         }
     }
     if args.tune {
-        if let Some(dir) = args.tune_file.parent().filter(|d| !d.as_os_str().is_empty()) {
-            // The default file lives in target/, which a fresh checkout lacks.
+        // The default file lives in target/, which a fresh checkout lacks; a
+        // folder the user named must exist, as for --svg and --json.
+        if args.tune_file == Path::new(autotune::DEFAULT_FILE)
+            && let Some(dir) = args.tune_file.parent()
+        {
             let _ = std::fs::create_dir_all(dir);
         }
         check_writable("--tune-file", &args.tune_file)?;
