@@ -12,7 +12,8 @@ pub mod error;
 pub mod labs;
 pub mod launch_math;
 pub mod matmul;
-pub mod random;
+pub mod progress;
+pub mod inputs;
 pub mod svg;
 pub mod vecadd;
 

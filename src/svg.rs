@@ -184,6 +184,18 @@ impl Svg {
         );
     }
 
+    /// An unfilled circle, to mark a point on a line.
+    pub fn ring(&mut self, cx: f64, cy: f64, r: f64, stroke: &str) {
+        let _ = writeln!(
+            self.body,
+            r#"<circle cx="{}" cy="{}" r="{}" fill="none" stroke="{}" stroke-width="2"/>"#,
+            num(cx),
+            num(cy),
+            num(r.max(0.0)),
+            escape(stroke)
+        );
+    }
+
     /// A text label with its baseline at `y`. The content is escaped.
     pub fn text(&mut self, x: f64, y: f64, content: &str, style: TextStyle) {
         let weight = if style.bold { r#" font-weight="bold""# } else { "" };
@@ -312,54 +324,116 @@ pub fn stack(pictures: &[String]) -> String {
     )
 }
 
+/// One bar of [`bar_chart_annotated`]: a label, a value and an optional
+/// note printed after the value (for example "72.9% of cuBLAS").
+pub struct Bar {
+    pub label: String,
+    pub value: f64,
+    pub note: Option<String>,
+}
+
+/// A dashed vertical line across a bar chart at `value`, labelled above
+/// the plot (for example "cuBLAS" or "FP32 peak").
+pub struct Reference {
+    pub label: String,
+    pub value: f64,
+    pub colour: &'static str,
+}
+
+/// Decimals that show `max` (the largest value of a chart) with about
+/// three significant digits; every value of the chart uses the same.
+fn chart_decimals(max: f64) -> usize {
+    match max.abs() {
+        m if m >= 100.0 => 0,
+        m if m >= 10.0 => 1,
+        _ => 2,
+    }
+}
+
 /// Horizontal bar chart: one labelled bar per entry, an optional vertical
 /// reference line (for example "cuBLAS" or "peak bandwidth") and a value
 /// axis with ticks. Values are drawn from zero; negative values draw as
 /// empty bars but still show their number.
 pub fn bar_chart(title: &str, bars: &[(String, f64)], reference_line: Option<(String, f64)>, unit: &str) -> String {
+    let bars: Vec<Bar> = bars.iter().map(|(label, value)| Bar { label: label.clone(), value: *value, note: None }).collect();
+    let references: Vec<Reference> =
+        reference_line.into_iter().map(|(label, value)| Reference { label, value, colour: "#d62728" }).collect();
+    bar_chart_annotated(title, &bars, &references, unit)
+}
+
+/// [`bar_chart`] with a note after each value and any number of reference
+/// lines. Every number is rounded alike, and a value label that would
+/// cross a reference line moves inside its bar (or past the line).
+pub fn bar_chart_annotated(title: &str, bars: &[Bar], references: &[Reference], unit: &str) -> String {
     const WIDTH: f64 = 760.0;
     const BAR_H: f64 = 24.0;
     const GAP: f64 = 10.0;
-    const TOP: f64 = 56.0;
+    const FONT: f64 = 12.0;
 
-    let longest = bars.iter().map(|(l, _)| l.chars().count()).max().unwrap_or(0) as f64;
+    let top = 56.0 + 14.0 * references.len().saturating_sub(1) as f64;
+    let longest = bars.iter().map(|b| b.label.chars().count()).max().unwrap_or(0) as f64;
     let label_w = (longest * 7.0 + 16.0).clamp(80.0, 260.0);
     let x0 = label_w + 8.0;
-    let plot_w = WIDTH - x0 - 130.0;
 
-    let max_bar = bars.iter().map(|&(_, v)| v).filter(|v| v.is_finite()).fold(0.0, f64::max);
-    let max_ref = reference_line.as_ref().map(|(_, v)| *v).filter(|v| v.is_finite()).unwrap_or(0.0);
+    let finite_max = |values: &mut dyn Iterator<Item = f64>| values.filter(|v| v.is_finite()).fold(0.0, f64::max);
+    let max_bar = finite_max(&mut bars.iter().map(|b| b.value));
+    let max_ref = finite_max(&mut references.iter().map(|r| r.value));
+    let decimals = chart_decimals(max_bar.max(max_ref));
+    let value_text = |b: &Bar| {
+        let number = format!("{:.decimals$} {unit}", b.value);
+        match &b.note {
+            Some(note) => format!("{} · {note}", number.trim_end()),
+            None => number.trim_end().to_string(),
+        }
+    };
+    // Room on the right for the longest value label past the longest bar.
+    let widest_text = bars.iter().map(|b| text_width(&value_text(b), FONT)).fold(0.0, f64::max);
+    let plot_w = WIDTH - x0 - (widest_text + 16.0).max(130.0);
     let scale = BarScale::new(x0, plot_w, max_bar.max(max_ref));
+    let reference_xs: Vec<f64> = references.iter().map(|r| x0 + scale.length(r.value)).collect();
+    let crosses = |start: f64, w: f64| reference_xs.iter().any(|&x| x > start - 3.0 && x < start + w + 3.0);
 
-    let plot_bottom = TOP + bars.len() as f64 * (BAR_H + GAP);
+
+    let plot_bottom = top + bars.len() as f64 * (BAR_H + GAP);
     let height = plot_bottom + 56.0;
     let mut svg = Svg::new(WIDTH, height);
     svg.text(WIDTH / 2.0, 24.0, title, TextStyle::new(16.0).anchor(Anchor::Middle).bold());
 
-    for (i, (label, value)) in bars.iter().enumerate() {
-        let y = TOP + i as f64 * (BAR_H + GAP);
-        svg.text(label_w, y + BAR_H * 0.68, label, TextStyle::new(12.0).anchor(Anchor::End));
-        let len = scale.length(*value);
-        svg.rect(x0, y, len, BAR_H, BAR_FILL, "none");
-        let value_text = format!("{} {}", label_number(*value), unit);
-        svg.text(x0 + len + 6.0, y + BAR_H * 0.68, value_text.trim_end(), TextStyle::new(12.0));
+    // Values sit just past their bars, unless one of them would cross a
+    // reference line: then all of them form a column right of the plot.
+    let beside = |bar: &Bar| x0 + scale.length(bar.value) + 6.0;
+    let column = bars.iter().any(|b| crosses(beside(b), text_width(&value_text(b), FONT)));
+    for (i, bar) in bars.iter().enumerate() {
+        let y = top + i as f64 * (BAR_H + GAP);
+        let baseline = y + BAR_H * 0.68;
+        svg.text(label_w, baseline, &bar.label, TextStyle::new(FONT).anchor(Anchor::End));
+        svg.rect(x0, y, scale.length(bar.value), BAR_H, BAR_FILL, "none");
+        let x = if column { x0 + plot_w + 10.0 } else { beside(bar) };
+        svg.text(x, baseline, &value_text(bar), TextStyle::new(FONT));
     }
 
     // Value axis with ticks along the bottom.
     svg.line(x0, plot_bottom, x0 + plot_w, plot_bottom, "#444", 1.0);
-    svg.line(x0, TOP - 6.0, x0, plot_bottom, "#444", 1.0);
+    svg.line(x0, top - 6.0, x0, plot_bottom, "#444", 1.0);
     for &t in &scale.ticks {
         let x = scale.x0 + scale.length(t);
         svg.line(x, plot_bottom, x, plot_bottom + 5.0, "#444", 1.0);
         svg.text(x, plot_bottom + 18.0, &label_number(t), TextStyle::new(11.0).anchor(Anchor::Middle));
     }
-    svg.text(x0 + plot_w / 2.0, plot_bottom + 40.0, unit, TextStyle::new(12.0).anchor(Anchor::Middle));
+    svg.text(x0 + plot_w / 2.0, plot_bottom + 40.0, unit, TextStyle::new(FONT).anchor(Anchor::Middle));
 
-    if let Some((label, value)) = reference_line {
-        let x = x0 + scale.length(value);
-        svg.dashed_line(x, TOP - 10.0, x, plot_bottom, "#d62728", 1.5);
-        let text = format!("{label} ({} {unit})", label_number(value));
-        svg.text(x, TOP - 14.0, text.trim_end(), TextStyle::new(11.0).anchor(Anchor::Middle).fill("#d62728"));
+    // Reference labels one row each, the leftmost line's on top, each to
+    // the right of its line: no line then crosses another's label.
+    let mut order: Vec<usize> = (0..references.len()).collect();
+    order.sort_by(|&a, &b| reference_xs[a].total_cmp(&reference_xs[b]));
+    for (row, &i) in order.iter().enumerate() {
+        let (reference, x) = (&references[i], reference_xs[i]);
+        let label_y = top - 14.0 - 14.0 * (references.len() - 1 - row) as f64;
+        svg.dashed_line(x, label_y - 10.0, x, plot_bottom, reference.colour, 1.5);
+        let text = format!("{} ({:.decimals$} {unit}", reference.label, reference.value);
+        let text = format!("{})", text.trim_end());
+        let (anchor, dx) = if x + 4.0 + text_width(&text, 11.0) > WIDTH - 4.0 { (Anchor::End, -4.0) } else { (Anchor::Start, 4.0) };
+        svg.text(x + dx, label_y, &text, TextStyle::new(11.0).anchor(anchor).fill(reference.colour));
     }
     svg.finish()
 }
@@ -368,12 +442,28 @@ pub fn bar_chart(title: &str, bars: &[(String, f64)], reference_line: Option<(St
 /// a legend. The y axis always includes zero so that differences are not
 /// exaggerated by a truncated axis. Non-finite points are skipped.
 pub fn line_chart(title: &str, x_label: &str, y_label: &str, series: &[(String, Vec<(f64, f64)>)]) -> String {
-    const WIDTH: f64 = 760.0;
+    line_chart_marked(title, x_label, y_label, series, None)
+}
+
+/// [`line_chart`] with one x value marked: a dashed vertical line labelled
+/// `label`, and a ring on every series' point at that x (for example "this
+/// kernel" on an occupancy curve).
+pub fn line_chart_marked(
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[(String, Vec<(f64, f64)>)],
+    mark: Option<(f64, String)>,
+) -> String {
+    const PLOT_W: f64 = 510.0;
     const HEIGHT: f64 = 440.0;
     const LEFT: f64 = 70.0;
-    const RIGHT: f64 = 180.0;
     const TOP: f64 = 56.0;
     const BOTTOM: f64 = 64.0;
+    // The legend gets as much room as its longest name needs.
+    let longest = series.iter().map(|(name, _)| text_width(name, 12.0)).fold(0.0, f64::max);
+    let right = (16.0 + 26.0 + longest + 12.0).max(120.0);
+    let width = LEFT + PLOT_W + right;
 
     let points =
         || series.iter().flat_map(|(_, pts)| pts.iter().copied()).filter(|(x, y)| x.is_finite() && y.is_finite());
@@ -392,18 +482,17 @@ pub fn line_chart(title: &str, x_label: &str, y_label: &str, series: &[(String, 
     let (x_lo, x_hi) = (x_ticks[0].min(x_lo), x_ticks.last().copied().unwrap_or(x_hi).max(x_hi));
     let (y_lo, y_hi) = (y_ticks[0].min(y_min), y_ticks.last().copied().unwrap_or(y_max).max(y_max));
 
-    let plot_w = WIDTH - LEFT - RIGHT;
     let plot_h = HEIGHT - TOP - BOTTOM;
-    let px = |x: f64| LEFT + (x - x_lo) / (x_hi - x_lo) * plot_w;
+    let px = |x: f64| LEFT + (x - x_lo) / (x_hi - x_lo) * PLOT_W;
     let py = |y: f64| TOP + plot_h - (y - y_lo) / (y_hi - y_lo) * plot_h;
 
-    let mut svg = Svg::new(WIDTH, HEIGHT);
-    svg.text(WIDTH / 2.0, 24.0, title, TextStyle::new(16.0).anchor(Anchor::Middle).bold());
+    let mut svg = Svg::new(width, HEIGHT);
+    svg.text(width / 2.0, 24.0, title, TextStyle::new(16.0).anchor(Anchor::Middle).bold());
     svg.text(LEFT, TOP - 12.0, y_label, TextStyle::new(12.0).anchor(Anchor::Middle));
 
     for &t in &y_ticks {
         let y = py(t);
-        svg.line(LEFT, y, LEFT + plot_w, y, "#e4e4e4", 1.0);
+        svg.line(LEFT, y, LEFT + PLOT_W, y, "#e4e4e4", 1.0);
         svg.text(LEFT - 8.0, y + 4.0, &label_number(t), TextStyle::new(11.0).anchor(Anchor::End));
     }
     for &t in &x_ticks {
@@ -411,24 +500,48 @@ pub fn line_chart(title: &str, x_label: &str, y_label: &str, series: &[(String, 
         svg.line(x, TOP + plot_h, x, TOP + plot_h + 5.0, "#444", 1.0);
         svg.text(x, TOP + plot_h + 18.0, &label_number(t), TextStyle::new(11.0).anchor(Anchor::Middle));
     }
-    svg.line(LEFT, TOP + plot_h, LEFT + plot_w, TOP + plot_h, "#444", 1.0);
+    svg.line(LEFT, TOP + plot_h, LEFT + PLOT_W, TOP + plot_h, "#444", 1.0);
     svg.line(LEFT, TOP, LEFT, TOP + plot_h, "#444", 1.0);
-    svg.text(LEFT + plot_w / 2.0, HEIGHT - 18.0, x_label, TextStyle::new(12.0).anchor(Anchor::Middle));
+    svg.text(LEFT + PLOT_W / 2.0, HEIGHT - 18.0, x_label, TextStyle::new(12.0).anchor(Anchor::Middle));
 
+    if let Some((x, label)) = &mark {
+        let at = px(*x);
+        svg.dashed_line(at, TOP, at, TOP + plot_h, "#555", 1.0);
+        // Keep the label inside the plot: right of the line unless that runs out.
+        let anchor = if at + text_width(label, 11.0) + 4.0 > LEFT + PLOT_W { Anchor::End } else { Anchor::Start };
+        let dx = if anchor == Anchor::End { -4.0 } else { 4.0 };
+        svg.text(at + dx, TOP + 12.0, label, TextStyle::new(11.0).anchor(anchor).fill("#555"));
+    }
     for (i, (name, pts)) in series.iter().enumerate() {
         let colour = LINE_COLOURS[i % LINE_COLOURS.len()];
         let mapped: Vec<(f64, f64)> =
             pts.iter().filter(|(x, y)| x.is_finite() && y.is_finite()).map(|&(x, y)| (px(x), py(y))).collect();
-        svg.polyline(&mapped, colour, 2.0);
-        for &(x, y) in &mapped {
-            svg.circle(x, y, 2.5, colour);
+        // Earlier series are drawn wider, so a line that coincides with a
+        // later one still shows as a band around it.
+        let line_width = 2.0 + 1.5 * (series.len() - 1 - i) as f64;
+        svg.polyline(&mapped, colour, line_width);
+        if mapped.len() <= 40 {
+            for &(x, y) in &mapped {
+                svg.circle(x, y, 2.5, colour);
+            }
+        }
+        if let Some((mx, _)) = &mark
+            && let Some(&(x, y)) = pts.iter().find(|(x, y)| x == mx && y.is_finite())
+        {
+            svg.ring(px(x), py(y), 5.0, colour);
         }
         let ly = TOP + 10.0 + i as f64 * 20.0;
-        let lx = LEFT + plot_w + 16.0;
-        svg.line(lx, ly, lx + 20.0, ly, colour, 3.0);
+        let lx = LEFT + PLOT_W + 16.0;
+        svg.line(lx, ly, lx + 20.0, ly, colour, line_width.max(3.0));
         svg.text(lx + 26.0, ly + 4.0, name, TextStyle::new(12.0));
     }
     svg.finish()
+}
+
+/// Rough width in pixels of `text` in the sans-serif font at `size`:
+/// enough to keep labels apart and inside the picture.
+pub fn text_width(text: &str, size: f64) -> f64 {
+    text.chars().count() as f64 * size * 0.6
 }
 
 #[cfg(test)]
@@ -558,8 +671,9 @@ pub(crate) mod tests {
         assert_well_formed(&doc);
         let w = rect_widths(&doc, BAR_FILL);
         assert_eq!(w.len(), 3);
-        assert!((w[1] / w[0] - 1986.5 / 309.0).abs() < 0.01, "{w:?}");
-        assert!((w[0] / w[2] - 2.0).abs() < 0.01, "{w:?}");
+        // Widths are written with two decimals, so ratios hold to about 1e-4.
+        approx::assert_relative_eq!(w[1] / w[0], 1986.5 / 309.0, max_relative = 1e-3);
+        approx::assert_relative_eq!(w[0] / w[2], 2.0, max_relative = 1e-3);
         assert!(!doc.contains("stroke-dasharray"));
     }
 
@@ -568,7 +682,7 @@ pub(crate) mod tests {
         let bars = vec![("kernel 1".to_string(), 50.0), ("kernel <2>".to_string(), 80.0)];
         let doc = bar_chart("vs library", &bars, Some(("cuBLAS".to_string(), 100.0)), "%");
         assert_well_formed(&doc);
-        assert!(doc.contains("cuBLAS (100 %)"));
+        assert!(doc.contains("cuBLAS (100 %)"), "{doc}");
         assert!(doc.contains("kernel &lt;2&gt;"));
         // The dashed line sits where a bar of value 100 would end.
         let scale_end = rect_widths(&doc, BAR_FILL)[1] / 80.0 * 100.0;
@@ -581,7 +695,7 @@ pub(crate) mod tests {
             let s = l.find("x=\"").expect("x") + 3;
             l[s..s + l[s..].find('"').expect("quote")].parse().expect("number")
         };
-        assert!((x - bar_x - scale_end).abs() < 0.05, "line at {x}, expected {}", bar_x + scale_end);
+        approx::assert_abs_diff_eq!(x, bar_x + scale_end, epsilon = 0.05);
     }
 
     #[test]

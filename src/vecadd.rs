@@ -8,7 +8,7 @@
 use crate::device::{Gpu, Timing};
 use crate::error::{Context as _, Error, Result};
 use crate::launch_math::{Launch1d, launch_1d};
-use crate::random::uniform;
+use crate::inputs::uniform;
 use cust::memory::{AsyncCopyDestination, DeviceBuffer};
 use crate::device::pointer;
 use kernels_gpu::launch::Kernel;

@@ -6,7 +6,7 @@ use half::bf16;
 use kernels_gpu::hopper::{tf32x3, wgmma_bf16};
 use ptx_ladder::device::Gpu;
 use ptx_ladder::matmul::hopper::HopperGemm;
-use ptx_ladder::random::uniform;
+use ptx_ladder::inputs::uniform;
 
 /// fp32 accumulation of K products, against f64: the bound the ladder uses.
 const TOLERANCE: f64 = 1e-5;

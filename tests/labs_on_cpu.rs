@@ -7,7 +7,7 @@ use kernels_gpu::gpu::Dim3;
 use kernels_gpu::labs::{banks, reduce, warps};
 use kernels_gpu::launch::LaunchShape;
 use ptx_ladder::emulator::{AlignedBuffer, launch};
-use ptx_ladder::random::uniform;
+use ptx_ladder::inputs::uniform;
 
 fn shape(grid: u32, block: u32, shared_bytes: u32) -> LaunchShape {
     LaunchShape::linear(grid, block, shared_bytes)

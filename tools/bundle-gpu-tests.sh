@@ -14,5 +14,5 @@ cargo test --release --workspace --all-targets --no-run --message-format=json 2>
     | grep -E '/(gpu_[a-z]+|matmul)-[0-9a-f]+$' \
     | while read -r exe; do cp "$exe" gpu-bundle/; done
 cp "$(ls -t target/release/build/ptx-ladder-*/out/kernels.ptx | head -n 1)" gpu-bundle/kernels.ptx
-cp target/release/host gpu-bundle/host
+cp target/release/ptx-ladder gpu-bundle/ptx-ladder
 ls gpu-bundle

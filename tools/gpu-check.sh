@@ -13,31 +13,31 @@ step() { echo; echo "=== $* ($(date +%T))"; }
 for s in $steps; do case $s in
 info)
     step "nvidia-smi"; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv
-    step "host info"; $B/host info ;;
+    step "ptx-ladder info"; $B/ptx-ladder info ;;
 vecadd)
-    step "host vecadd --n 2^28"; $B/host vecadd --n 2^28
-    step "host vecadd --n 1000 --block 96"; $B/host vecadd --n 1000 --block 96 ;;
+    step "ptx-ladder vecadd --n 2^28"; $B/ptx-ladder vecadd --n 2^28
+    step "ptx-ladder vecadd --n 1000 --block 96"; $B/ptx-ladder vecadd --n 1000 --block 96 ;;
 tests)
     for t in $B/gpu_*; do
         step "$t --include-ignored"; "$t" --include-ignored --test-threads 1 2>&1 | grep -vE "^$|^running"
     done ;;
 tune)
-    step "host matmul --tune (4096)"
-    $B/host matmul --tune --tune-file "$OUT/autotune.txt" --json "$OUT/matmul.json" --svg "$OUT/matmul.svg" ;;
+    step "ptx-ladder matmul --tune (4096)"
+    $B/ptx-ladder matmul --tune --tune-file "$OUT/autotune.json" --json "$OUT/matmul.json" --svg "$OUT/matmul.svg" ;;
 matmul)
-    step "host matmul (4096)"
-    $B/host matmul --tune-file "$OUT/autotune.txt" --json "$OUT/matmul.json" --svg "$OUT/matmul.svg" ;;
+    step "ptx-ladder matmul (4096)"
+    $B/ptx-ladder matmul --tune-file "$OUT/autotune.json" --json "$OUT/matmul.json" --svg "$OUT/matmul.svg" ;;
 bench)
     step "criterion bench (CUDA events), short"
     $B/matmul-* --bench --warm-up-time 0.5 --measurement-time 1 2>&1 | grep -E "time:|thrpt:|^sgemm|skipped" ;;
 sanitize)
     for tool in memcheck racecheck; do
         step "compute-sanitizer --tool $tool, every rung at 255x257x129"
-        compute-sanitizer --tool $tool --error-exitcode 9 $B/host matmul --m 255 --n 257 --k 129 --reps 1 --warmup 0 \
+        compute-sanitizer --tool $tool --error-exitcode 9 $B/ptx-ladder matmul --m 255 --n 257 --k 129 --reps 1 --warmup 0 \
             > "$OUT/sanitizer-$tool.txt" 2>&1
         echo "exit code $? (9 means errors were found)"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Error|Hazard" "$OUT/sanitizer-$tool.txt" | head -5
         step "compute-sanitizer --tool $tool, the labs' reductions at n = 1000"
-        compute-sanitizer --tool $tool --error-exitcode 9 $B/host reduce --n 1000 --reps 1 > "$OUT/sanitizer-reduce-$tool.txt" 2>&1
+        compute-sanitizer --tool $tool --error-exitcode 9 $B/ptx-ladder reduce --n 1000 --reps 1 > "$OUT/sanitizer-reduce-$tool.txt" 2>&1
         echo "exit code $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/sanitizer-reduce-$tool.txt" | head -3
     done ;;
 ptxas)
@@ -54,15 +54,15 @@ profile)
         ncu --clock-control none -k "regex:^$k\$" -c 1 --section SpeedOfLight --section WarpStateStats \
             --section SchedulerStats --section Occupancy --section ComputeWorkloadAnalysis \
             --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__inst_executed.sum,smsp__inst_executed_pipe_fma.sum,smsp__inst_executed_pipe_tensor.sum,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum \
-            $B/host matmul --size 2048 --rungs "$k" --reps 1 --warmup 0 > "$OUT/ncu-$k.txt" 2>&1
+            $B/ptx-ladder matmul --size 2048 --rungs "$k" --reps 1 --warmup 0 > "$OUT/ncu-$k.txt" 2>&1
         grep -E "Duration|hmma|Compute \(SM\) Throughput|Memory Throughput|Issue Slots Busy|No Eligible|Warp Cycles Per Issued|Achieved Occupancy|l1tex__|smsp__inst|Stall|stalled|est\. speedup" "$OUT/ncu-$k.txt" | cut -c1-220 | head -40
     done ;;
 labs)
-    step "host warps --block 30,2"; $B/host warps --block 30,2 --svg "$OUT/warps.svg"
-    step "host coalesce"; $B/host coalesce --svg "$OUT/coalesce.svg"
-    step "host banks"; $B/host banks --svg "$OUT/banks.svg"
-    step "host divergence"; $B/host divergence --svg "$OUT/divergence.svg"
-    step "host reduce"; $B/host reduce --svg "$OUT/reduce.svg"
-    step "host occupancy --live"; $B/host occupancy --live --svg "$OUT/occupancy.svg" ;;
+    step "ptx-ladder warps --block 30,2"; $B/ptx-ladder warps --block 30,2 --svg "$OUT/warps.svg"
+    step "ptx-ladder coalesce"; $B/ptx-ladder coalesce --svg "$OUT/coalesce.svg"
+    step "ptx-ladder banks"; $B/ptx-ladder banks --svg "$OUT/banks.svg"
+    step "ptx-ladder divergence"; $B/ptx-ladder divergence --svg "$OUT/divergence.svg"
+    step "ptx-ladder reduce"; $B/ptx-ladder reduce --svg "$OUT/reduce.svg"
+    step "ptx-ladder occupancy --live"; $B/ptx-ladder occupancy --live --svg "$OUT/occupancy.svg" ;;
 *) echo "unknown step $s" ;;
 esac; done

@@ -1,55 +1,28 @@
-//! `host`: the ptx-ladder command line.
+//! `ptx-ladder`: the command line of the project (package `host`).
 //!
-//! Every failure ends as one line on stderr and a non-zero exit code:
-//! 2 for a usage mistake, 1 for anything else (no GPU, a CUDA error, a wrong
-//! result). Nothing panics on bad input.
+//! Every failure ends as one line on stderr and an exit code from
+//! [`cli::EXIT_CODES`]. Nothing panics on bad input, on a closed or full
+//! standard output, or on arguments that are not UTF-8.
 
-mod args;
+mod cli;
 mod commands;
+mod output;
+mod progress;
 
-use args::{Flags, UsageError};
+use clap::FromArgMatches as _;
+use cli::{Cli, Command};
 use std::process::ExitCode;
 
-const USAGE: &str = "\
-usage: host <command> [flags]
-
-commands:
-  info                           the GPU: SMs, warps, registers, shared memory, L2, clocks, peaks
-  vecadd  [--n N] [--block B] [--reps R]
-                                 c = a + b on N floats (default 2^28, block 256), checked on the
-                                 CPU and timed against a device-to-device copy
-  matmul  [--size N | --m M --n N --k K] [--rungs LIST] [--reps R] [--warmup W]
-          [--json PATH] [--svg PATH] [--tune] [--tune-file PATH] [--dtype f32|bf16]
-                                 the SGEMM ladder, every rung checked and timed against cuBLAS
-                                 (default 4096x4096x4096, all rungs; LIST like 1,3-5,7b,10);
-                                 --dtype bf16: the BF16 ladder (bf16 in, fp32 out) against
-                                 cuBLAS BF16
-
-concept labs (model beside measurement; --svg PATH writes the picture):
-  warps     [--block X,Y,Z]      which threads form each warp, checked on the GPU when there is one
-  coalesce  [--strides LIST] [--mib M] [--matmul-size N]
-                                 a warp reading floats at growing strides: 32-byte sectors per request
-  banks     [--rounds R]         a 32x32 shared tile read by rows, columns, padded, swizzled, stride 2, broadcast
-  divergence [--work W]          branches on i % 2, (i / 32) % 2 and the block index
-  reduce    [--n N]              sum of n floats: global tree, shared tree, warp shuffles, atomics
-  occupancy [--arch A] [--threads T] [--registers R] [--shared B] [--live] [--floats F]
-                                 the occupancy calculator; --live checks it against the driver and
-                                 measures a copy's bandwidth as occupancy drops
-  tour                           all labs in teaching order, with short explanations
-  help                           this text
-
-numbers may be written 4096, 268_435_456, 1e8 or 2^28.";
-
 /// How a command failed.
+#[derive(Debug)]
 pub enum Failure {
-    Usage(UsageError),
+    /// A usage mistake found after parsing (exit 2).
+    Usage(String),
+    /// A CUDA error, a wrong result, a file not written (exit 1), or no
+    /// GPU at all (exit 3).
     Runtime(ptx_ladder::Error),
-}
-
-impl From<UsageError> for Failure {
-    fn from(e: UsageError) -> Self {
-        Failure::Usage(e)
-    }
+    /// Standard output was closed by its reader: stop quietly (exit 0).
+    Closed,
 }
 
 impl From<ptx_ladder::Error> for Failure {
@@ -59,42 +32,56 @@ impl From<ptx_ladder::Error> for Failure {
 }
 
 fn main() -> ExitCode {
-    let argv: Vec<String> = std::env::args().skip(1).collect();
-    let Some(command) = argv.first() else {
-        eprintln!("{USAGE}");
-        return ExitCode::from(2);
+    let parsed = cli::command().try_get_matches_from(std::env::args_os()).and_then(|m| Cli::from_arg_matches(&m));
+    let cli = match parsed {
+        Ok(cli) => cli,
+        // Help, --version and usage errors: clap prints them (help to stdout,
+        // errors to stderr) and knows the exit code (0 or 2).
+        Err(e) => {
+            let code = e.exit_code();
+            return match e.print().map_err(output::stdout_failure) {
+                Ok(()) | Err(Failure::Closed) => ExitCode::from(code as u8),
+                Err(failure) => report(failure),
     };
-    let outcome = Flags::parse(command, &argv[1..]).map_err(Failure::from).and_then(|flags| match command.as_str() {
-        "info" => commands::info::run(flags),
-        "vecadd" => commands::vecadd::run(flags),
-        "matmul" => commands::matmul::run(flags),
-        "coalesce" => commands::labs::coalesce_command(flags),
-        "banks" => commands::labs::banks_command(flags),
-        "divergence" => commands::labs::divergence_command(flags),
-        "reduce" => commands::labs::reduce_command(flags),
-        "occupancy" => commands::labs::occupancy_command(flags),
-        "warps" => commands::labs::warps_command(flags),
-        "tour" => commands::labs::tour_command(flags),
-        "help" | "--help" | "-h" => {
-            println!("{USAGE}");
-            Ok(())
         }
-        other => Err(Failure::Usage(UsageError(format!("unknown command '{other}'")))),
-    });
-    match outcome {
+    };
+    match run(cli.command).and_then(|()| output::flush()) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(Failure::Usage(e)) => {
-            eprintln!("error: {e}\n(run `host help` for the commands and their flags)");
-            ExitCode::from(2)
-        }
-        Err(Failure::Runtime(e)) => {
-            eprintln!("error: {e}");
-            ExitCode::from(1)
-        }
+        Err(failure) => report(failure),
     }
 }
 
-/// Progress lines for long runs, on stderr so stdout stays clean.
-pub fn progress(message: &str) {
-    eprintln!("  … {message}");
+fn run(command: Command) -> Result<(), Failure> {
+    match command {
+        Command::Info => commands::info::run(),
+        Command::Vecadd(args) => commands::vecadd::run(args),
+        Command::Matmul(args) => commands::matmul::run(args),
+        Command::Warps(args) => commands::labs::warps_command(args),
+        Command::Coalesce(args) => commands::labs::coalesce_command(args),
+        Command::Banks(args) => commands::labs::banks_command(args),
+        Command::Divergence(args) => commands::labs::divergence_command(args),
+        Command::Reduce(args) => commands::labs::reduce_command(args),
+        Command::Occupancy(args) => commands::labs::occupancy_command(args),
+        Command::Tour => commands::labs::tour_command(),
+    }
+}
+
+/// Prints the failure as one line and returns its exit code.
+fn report(failure: Failure) -> ExitCode {
+    let _ = output::flush();
+    match failure {
+        Failure::Closed => ExitCode::SUCCESS,
+        Failure::Usage(e) => {
+            output::warn(&format!("error: {e}\n\nFor more information, try '--help'."));
+            ExitCode::from(2)
+        }
+        Failure::Runtime(e) if e.is_no_gpu() => {
+            output::warn(&format!("error: {e}"));
+            ExitCode::from(3)
+        }
+        Failure::Runtime(e) => {
+            output::warn(&format!("error: {e}"));
+            ExitCode::from(1)
+        }
+    }
 }

@@ -40,7 +40,7 @@ impl Gpu {
         cust::init(cust::CudaFlags::empty()).map_err(init_error)?;
         let count = Device::num_devices().context("counting CUDA devices")?;
         if count == 0 {
-            return Err(Error::new("no CUDA-capable GPU found: the NVIDIA driver is loaded but reports no device"));
+            return Err(Error::no_gpu("no CUDA-capable GPU found: the NVIDIA driver is loaded but reports no device"));
         }
         let device = Device::get_device(0).context("opening GPU 0")?;
         let context = Context::new(device).context("creating a CUDA context on GPU 0")?;
@@ -136,8 +136,8 @@ pub(crate) fn driver(result: cust::sys::CUresult, doing: impl std::fmt::Display)
 
 fn init_error(e: CudaError) -> Error {
     match e {
-        CudaError::NoDevice => Error::new("no CUDA-capable GPU found (the NVIDIA driver reports no device)"),
-        other => Error::new(format!(
+        CudaError::NoDevice => Error::no_gpu("no CUDA-capable GPU found (the NVIDIA driver reports no device)"),
+        other => Error::no_gpu(format!(
             "the NVIDIA driver could not be initialised ({other}); check that an NVIDIA GPU and its driver are installed (nvidia-smi should list the GPU)"
         )),
     }

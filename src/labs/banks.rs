@@ -29,8 +29,8 @@ pub fn run(gpu: &Gpu, rounds: u32, reps: u32, progress: &mut dyn FnMut(&str)) ->
     let threads = (blocks * THREADS) as usize;
     let mut out = gpu.alloc(threads, "output")?;
     let mut rows = Vec::new();
-    for pattern in Pattern::ALL {
-        progress(pattern.name());
+    for (i, pattern) in Pattern::ALL.into_iter().enumerate() {
+        progress(&crate::progress::step(i, Pattern::ALL.len(), pattern.name()));
         let kernel = kernel_for(pattern.id());
         let args = (pointer(&out), rounds);
         gpu.poison(&mut out)?;

@@ -5,7 +5,7 @@ use super::models::coalesce::{efficiency, sectors, strided_addresses};
 use crate::device::{Gpu, Timing, pointer};
 use crate::error::{Error, Result};
 use crate::launch_math::launch_1d;
-use crate::random::uniform;
+use crate::inputs::uniform;
 use kernels_gpu::labs::coalesce::{READS_PER_THREAD, STRIDED_READ};
 
 /// One stride's outcome.
@@ -49,8 +49,8 @@ pub fn run(gpu: &Gpu, strides: &[u32], floats: u64, reps: u32, progress: &mut dy
     let d_input = gpu.upload(&input, "input")?;
     let mut d_output = gpu.alloc(floats as usize / READS_PER_THREAD as usize, "output")?;
     let mut rows: Vec<StrideRow> = Vec::new();
-    for &stride in strides {
-        progress(&format!("stride {stride}"));
+    for (i, &stride) in strides.iter().enumerate() {
+        progress(&crate::progress::step(i, strides.len(), &format!("stride {stride}")));
         let threads = (floats / (stride as u64 * READS_PER_THREAD as u64)) as u32;
         let shape = launch_1d(threads as u64, 256)?.shape();
         let args = (pointer(&d_input), pointer(&d_output), threads, stride);

@@ -4,9 +4,10 @@
 use super::models::divergence::{BranchPattern, relative_to_uniform};
 use crate::device::{Gpu, Timing, pointer};
 use crate::error::{Error, Result};
-use crate::random::Rng;
+use crate::inputs::rng;
 use kernels_gpu::labs::divergence::{ALTERNATE_WARPS, BY_BLOCK, EVEN_ODD_LANE, kernel_for};
 use kernels_gpu::launch::LaunchShape;
+use rand::RngExt as _;
 
 pub const THREADS: u32 = 256;
 const BLOCKS_PER_SM: u32 = 16;
@@ -49,9 +50,9 @@ pub fn run(gpu: &Gpu, work: u32, reps: u32, progress: &mut dyn FnMut(&str)) -> R
     let threads = blocks * THREADS;
     let mut out = gpu.alloc(threads as usize, "output")?;
     let mut rows = Vec::new();
-    let mut rng = Rng::new(5);
-    for pattern in BranchPattern::ALL {
-        progress(pattern.name());
+    let mut rng = rng(5);
+    for (i, pattern) in BranchPattern::ALL.into_iter().enumerate() {
+        progress(&crate::progress::step(i, BranchPattern::ALL.len(), pattern.name()));
         let kernel = kernel_for(id(pattern));
         let args = (pointer(&out), work);
         gpu.poison(&mut out)?;
@@ -59,7 +60,7 @@ pub fn run(gpu: &Gpu, work: u32, reps: u32, progress: &mut dyn FnMut(&str)) -> R
         let mut got = vec![0.0f32; threads as usize];
         gpu.download(&out, &mut got, "output")?;
         for _ in 0..2048 {
-            let i = rng.below(threads as u64) as u32;
+            let i = rng.random_range(0..threads);
             let want = expected(pattern, i / THREADS, i, work);
             if want.to_bits() != got[i as usize].to_bits() {
                 return Err(Error::new(format!("{}: thread {i} computed {}, expected {want}", pattern.name(), got[i as usize])));

@@ -4,7 +4,7 @@
 use super::models::occupancy::{Arch, arch_for_compute_capability, occupancy};
 use crate::device::{Gpu, Timing, pointer};
 use crate::error::{Error, Result};
-use crate::random::uniform;
+use crate::inputs::uniform;
 use kernels_gpu::labs::occupancy::{OCCUPANCY_COPY, THREADS};
 use kernels_gpu::launch::LaunchShape;
 use kernels_gpu::matmul::KERNELS;
@@ -113,7 +113,11 @@ pub fn latency(gpu: &Gpu, floats: u64, reps: u32, progress: &mut dyn FnMut(&str)
         if resident != blocks {
             return Err(Error::new(format!("reserving {shared} B should leave {blocks} blocks per SM, the driver says {resident}")));
         }
-        progress(&format!("{blocks} block(s) per SM ({shared} B of shared memory reserved each)"));
+        progress(&crate::progress::step(
+            blocks as usize - 1,
+            max_blocks as usize,
+            &format!("{blocks} block(s) per SM ({shared} B of shared memory reserved each)"),
+        ));
         let args = (pointer(&src), pointer(&dst), (floats / 4) as u32);
         gpu.poison(&mut dst)?;
         gpu.launch(&OCCUPANCY_COPY, shape, args)?;

@@ -4,7 +4,7 @@
 use crate::device::{Gpu, Timing, pointer};
 use crate::error::{Context as _, Error, Result};
 use crate::launch_math::launch_1d;
-use crate::random::uniform;
+use crate::inputs::uniform;
 use cust::memory::{AsyncCopyDestination, DeviceBuffer, DeviceSlice};
 use kernels_gpu::labs::reduce::{REDUCE_ATOMIC, REDUCE_GLOBAL_PASS, REDUCE_SHARED_TREE, REDUCE_WARP_SHUFFLE, THREADS};
 use kernels_gpu::launch::Kernel;
@@ -151,8 +151,8 @@ pub fn run(gpu: &Gpu, n: u64, reps: u32, progress: &mut dyn FnMut(&str)) -> Resu
     let scratch = gpu.alloc(n.div_ceil(2) as usize, "scratch")?;
     let mut result = gpu.alloc(1, "sum")?;
     let mut rows = Vec::new();
-    for method in Method::ALL {
-        progress(method.name());
+    for (i, method) in Method::ALL.into_iter().enumerate() {
+        progress(&crate::progress::step(i, Method::ALL.len(), method.name()));
         gpu.poison(&mut result)?;
         let launches = enqueue(gpu, method, &src, &scratch, &mut result, n as u32)?;
         let mut sum = [0.0f32];

@@ -6,7 +6,8 @@
 //! of C is still checked for NaN, which also catches elements the kernel
 //! never wrote (outputs are poisoned with NaN before each run).
 
-use crate::random::{Rng, uniform};
+use crate::inputs::{rng, uniform};
+use rand::RngExt as _;
 
 /// Largest error accepted for an fp32 GEMM against the f64 reference.
 pub const TOLERANCE: f64 = 1e-5;
@@ -69,8 +70,8 @@ pub fn reference_rows(m: u32, n: u32, k: u32, seed: u64) -> Vec<u32> {
     if budget_rows >= m as u64 {
         return (0..m).collect();
     }
-    let mut rng = Rng::new(seed);
-    let mut rows: Vec<u32> = (0..budget_rows - 2).map(|_| rng.below(m as u64) as u32).collect();
+    let mut rng = rng(seed);
+    let mut rows: Vec<u32> = (0..budget_rows - 2).map(|_| rng.random_range(0..m)).collect();
     rows.extend([0, m - 1]);
     rows.sort_unstable();
     rows.dedup();

@@ -302,7 +302,7 @@ pub fn run(
 
     let mut rows = Vec::new();
     for (i, rung) in rungs.iter().enumerate() {
-        progress(&format!("[{}/{}] rung {} {} ({})", i + 1, rungs.len(), rung.id, rung.title, rung.kernel.name()));
+        progress(&crate::progress::step(i, rungs.len(), &format!("rung {} {} ({})", rung.id, rung.title, rung.kernel.name())));
         let (c, timing) = measure(gpu, &mut buffers, &rung.kernel, &reference, options.reps, options.warmup)?;
         let (m, n, _) = options.size;
         let shape = (rung.kernel.launch)(m, n);

@@ -4,6 +4,7 @@
 
 use super::dtype::Dtype;
 use super::ladder::{Report, Row};
+use serde::Serialize;
 use std::fmt::Write as _;
 
 /// GFLOP/s of the cuBLAS baseline, when it ran and was correct.
@@ -123,91 +124,129 @@ pub fn table(report: &Report) -> String {
     out
 }
 
-fn json_string(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+/// One row of `--json`: a rung or cuBLAS. Missing numbers are `null`.
+#[derive(Serialize)]
+struct JsonRow<'a> {
+    id: &'a str,
+    title: &'a str,
+    kernel: &'a str,
+    passed: bool,
+    relative_error: f64,
+    nan_count: usize,
+    median_ms: Option<f64>,
+    min_ms: Option<f64>,
+    max_ms: Option<f64>,
+    runs: usize,
+    gflops: Option<f64>,
+    percent_of_cublas: Option<f64>,
+    speedup_over_previous: Option<f64>,
+    registers: Option<u32>,
+    static_shared_bytes: Option<u32>,
+    dynamic_shared_bytes: u32,
+    local_bytes: Option<u32>,
+    blocks_per_sm: Option<u32>,
+    occupancy: Option<f64>,
+    /// Why the rung did not run here (`null` when it ran).
+    skipped: Option<&'a str>,
 }
 
-fn json_number(value: Option<f64>) -> String {
-    match value {
-        Some(v) if v.is_finite() => format!("{v}"),
-        _ => "null".into(),
-    }
-}
-
-fn json_row(row: &Row, percent: Option<f64>, speedup: Option<f64>) -> String {
+impl<'a> JsonRow<'a> {
+    fn new(row: &'a Row, percent: Option<f64>, speedup: Option<f64>) -> Self {
     let t = row.timing.as_ref();
     let r = row.resources;
-    format!(
-        "{{\"id\":{},\"title\":{},\"kernel\":{},\"passed\":{},\"relative_error\":{},\"nan_count\":{},\
-         \"median_ms\":{},\"min_ms\":{},\"max_ms\":{},\"runs\":{},\"gflops\":{},\"percent_of_cublas\":{},\
-         \"speedup_over_previous\":{},\"registers\":{},\"static_shared_bytes\":{},\"dynamic_shared_bytes\":{},\
-         \"local_bytes\":{},\"blocks_per_sm\":{},\"occupancy\":{},\"skipped\":{}}}",
-        json_string(&row.id),
-        json_string(&row.title),
-        json_string(&row.kernel),
-        row.verdict.passed(),
-        json_number(Some(row.verdict.relative_error)),
-        row.verdict.nan_count,
-        json_number(t.map(|t| t.median_ms)),
-        json_number(t.map(|t| t.min_ms)),
-        json_number(t.map(|t| t.max_ms)),
-        t.map_or(0, |t| t.runs),
-        json_number(row.gflops),
-        json_number(percent),
-        json_number(speedup),
-        json_number(r.map(|r| r.registers as f64)),
-        json_number(r.map(|r| r.static_shared_bytes as f64)),
-        row.dynamic_shared_bytes,
-        json_number(r.map(|r| r.local_bytes as f64)),
-        json_number(row.blocks_per_sm.map(f64::from)),
-        json_number(row.occupancy),
-        row.skipped.as_deref().map_or("null".into(), json_string),
-    )
+        JsonRow {
+            id: &row.id,
+            title: &row.title,
+            kernel: &row.kernel,
+            passed: row.verdict.passed(),
+            relative_error: row.verdict.relative_error,
+            nan_count: row.verdict.nan_count,
+            median_ms: t.map(|t| t.median_ms),
+            min_ms: t.map(|t| t.min_ms),
+            max_ms: t.map(|t| t.max_ms),
+            runs: t.map_or(0, |t| t.runs),
+            gflops: row.gflops,
+            percent_of_cublas: percent,
+            speedup_over_previous: speedup,
+            registers: r.map(|r| r.registers),
+            static_shared_bytes: r.map(|r| r.static_shared_bytes),
+            dynamic_shared_bytes: row.dynamic_shared_bytes,
+            local_bytes: r.map(|r| r.local_bytes),
+            blocks_per_sm: row.blocks_per_sm,
+            occupancy: row.occupancy,
+            skipped: row.skipped.as_deref(),
+        }
+    }
 }
 
-/// The same rows as the table, for scripts.
+/// The whole `--json` document.
+#[derive(Serialize)]
+struct JsonReport<'a> {
+    dtype: &'a str,
+    device: &'a str,
+    m: u32,
+    n: u32,
+    k: u32,
+    fp32_peak_gflops: Option<f64>,
+    cublas: Option<JsonRow<'a>>,
+    cublas_missing: Option<&'a str>,
+    /// Library rows shown for reference (TF32 beside SGEMM).
+    references: Vec<JsonRow<'a>>,
+    autotune: &'a str,
+    rungs: Vec<JsonRow<'a>>,
+}
+
+/// The same rows as the table, for scripts (one line of JSON; numbers
+/// that were not measured, or are not finite, are `null`).
 pub fn json(report: &Report) -> String {
     let (m, n, k) = report.size;
-    let cublas = match &report.cublas {
-        Ok(row) => json_row(row, Some(100.0), None),
-        Err(_) => "null".into(),
+    let document = JsonReport {
+        dtype: report.dtype.name(),
+        device: &report.device,
+        m,
+        n,
+        k,
+        fp32_peak_gflops: report.fp32_peak_gflops,
+        cublas: report.cublas.as_ref().ok().map(|row| JsonRow::new(row, Some(100.0), None)),
+        cublas_missing: report.cublas.as_ref().err().map(String::as_str),
+        references: report.references.iter().map(|row| JsonRow::new(row, percent_of_cublas(report, row), None)).collect(),
+        autotune: &report.autotune_note,
+        rungs: report.rows.iter().zip(ratios(report)).map(|(row, (p, s))| JsonRow::new(row, p, s)).collect(),
     };
-    let missing = report.cublas.as_ref().err().map(|e| json_string(e)).unwrap_or_else(|| "null".into());
-    let rows: Vec<String> = report.rows.iter().zip(ratios(report)).map(|(row, (p, s))| json_row(row, p, s)).collect();
-    let references: Vec<String> =
-        report.references.iter().map(|row| json_row(row, percent_of_cublas(report, row), None)).collect();
-    format!(
-        "{{\"dtype\":{},\"device\":{},\"m\":{m},\"n\":{n},\"k\":{k},\"fp32_peak_gflops\":{},\"cublas\":{cublas},\"cublas_missing\":{missing},\
-         \"references\":[{}],\"autotune\":{},\"rungs\":[{}]}}\n",
-        json_string(report.dtype.name()),
-        json_string(&report.device),
-        json_number(report.fp32_peak_gflops),
-        references.join(","),
-        json_string(&report.autotune_note),
-        rows.join(",")
-    )
+    // Serialising plain structs of strings and numbers cannot fail.
+    let mut text = serde_json::to_string(&document).unwrap_or_default();
+    text.push('\n');
+    text
 }
 
-/// The ladder as a bar chart, one bar per rung, with cuBLAS as a line.
+/// The ladder as a bar chart: one bar per rung with its GFLOP/s and % of
+/// cuBLAS, cuBLAS and the FP32 peak as reference lines.
 pub fn svg(report: &Report) -> String {
+    use crate::svg::{Bar, Reference, bar_chart_annotated};
     let (m, n, k) = report.size;
-    let bars: Vec<(String, f64)> =
-        report.rows.iter().map(|r| (format!("{} {}", r.id, r.title), r.gflops.unwrap_or(0.0))).collect();
-    let baseline = cublas_gflops(report).map(|g| ("cuBLAS".to_string(), g));
+    let bars: Vec<Bar> = report
+        .rows
+        .iter()
+        .zip(ratios(report))
+        .map(|(r, (percent, _))| Bar {
+            label: format!("{} {}", r.id, r.title),
+            value: r.gflops.unwrap_or(0.0),
+            note: match (r.verdict.passed(), percent) {
+                (false, _) => Some("WRONG".into()),
+                (true, Some(p)) => Some(format!("{p:.1}% of cuBLAS")),
+                (true, None) => None,
+            },
+        })
+        .collect();
+    let mut references = Vec::new();
+    if let Some(g) = cublas_gflops(report) {
+        references.push(Reference { label: "cuBLAS".into(), value: g, colour: "#d62728" });
+    }
+    if let Some(peak) = report.fp32_peak_gflops.filter(|_| report.dtype == Dtype::F32) {
+        references.push(Reference { label: "FP32 peak".into(), value: peak, colour: "#555555" });
+    }
     let title = format!("{}, {m}x{n}x{k} {}, {}", report.dtype.ladder(), report.dtype.arithmetic(), report.device);
-    crate::svg::bar_chart(&title, &bars, baseline, "GFLOP/s")
+    bar_chart_annotated(&title, &bars, &references, "GFLOP/s")
 }
 
 #[cfg(test)]
@@ -248,9 +287,11 @@ mod tests {
     #[test]
     fn ratios_are_against_cublas_and_the_last_measured_rung() {
         let r = ratios(&report(Some(200.0)));
-        assert_eq!(r[0], (Some(5.0), None));
+        approx::assert_relative_eq!(r[0].0.expect("percent"), 5.0);
+        assert_eq!(r[0].1, None);
         assert_eq!(r[1], (None, None));
-        assert_eq!(r[2], (Some(20.0), Some(4.0)));
+        approx::assert_relative_eq!(r[2].0.expect("percent"), 20.0);
+        approx::assert_relative_eq!(r[2].1.expect("speed-up"), 4.0);
         assert!(ratios(&report(None)).iter().all(|(p, _)| p.is_none()));
     }
 
@@ -266,13 +307,33 @@ mod tests {
     }
 
     #[test]
-    fn json_is_escaped_and_uses_null_for_missing_numbers() {
+    fn json_has_every_row_and_uses_null_for_missing_numbers() {
         let text = json(&report(None));
-        assert!(text.starts_with("{\"dtype\":\"f32\",\"device\":\"Test \\\"GPU\\\"\""), "{text}");
-        assert!(text.contains("\"cublas\":null,\"cublas_missing\":\"not installed\""));
-        assert!(text.contains("\"id\":\"2\",\"title\":\"rung 2\",\"kernel\":\"sgemm_2\",\"passed\":false"));
-        assert!(text.contains("\"gflops\":null"));
-        assert_eq!(text.matches('{').count(), text.matches('}').count());
+        let doc: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
+        assert_eq!(doc["device"], "Test \"GPU\"");
+        assert!(doc["cublas"].is_null());
+        assert_eq!(doc["cublas_missing"], "not installed");
+        let rungs = doc["rungs"].as_array().expect("rungs");
+        assert_eq!(rungs.len(), 3);
+        assert_eq!(rungs[1]["id"], "2");
+        assert_eq!(rungs[1]["passed"], false);
+        assert!(rungs[1]["gflops"].is_null() && rungs[1]["median_ms"].is_null());
+        assert_eq!(rungs[2]["speedup_over_previous"], 4.0);
+        let with = json(&report(Some(200.0)));
+        let doc: serde_json::Value = serde_json::from_str(&with).expect("valid JSON");
+        assert_eq!(doc["cublas"]["percent_of_cublas"], 100.0);
+        assert_eq!(doc["rungs"][2]["percent_of_cublas"], 20.0);
+        assert!(doc["cublas_missing"].is_null());
+    }
+
+    #[test]
+    fn chart_shows_percent_of_cublas_and_the_peak() {
+        let doc = svg(&report(Some(200.0)));
+        crate::svg::tests::assert_well_formed(&doc);
+        assert!(doc.contains("10 GFLOP/s · 5.0% of cuBLAS") && doc.contains("40 GFLOP/s · 20.0% of cuBLAS"), "{doc}");
+        assert!(doc.contains("0 GFLOP/s · WRONG"), "{doc}");
+        assert!(doc.contains("cuBLAS (200 GFLOP/s)") && doc.contains("FP32 peak (1000 GFLOP/s)"), "{doc}");
+        assert_eq!(doc.matches("stroke-dasharray").count(), 2);
     }
 
     /// The BF16 ladder's table: its own title and arithmetic, % against

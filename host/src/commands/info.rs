@@ -1,16 +1,15 @@
-//! `host info`: what the driver reports, and the two ceilings it implies.
+//! `ptx-ladder info`: what the driver reports, and the two ceilings it implies.
 
 use crate::Failure;
-use crate::args::Flags;
+use crate::output::outln;
 use ptx_ladder::device::Gpu;
 
-pub fn run(flags: Flags) -> Result<(), Failure> {
-    flags.finish()?;
+pub fn run() -> Result<(), Failure> {
     let gpu = Gpu::open()?;
     let i = &gpu.info;
     let kb = |b: u32| format!("{:.1} KB", b as f64 / 1024.0);
     let (free, total) = gpu.memory()?;
-    println!("GPU 0: {} (compute capability {}.{})", i.name, i.compute_capability.0, i.compute_capability.1);
+    outln!("GPU 0: {} (compute capability {}.{})", i.name, i.compute_capability.0, i.compute_capability.1)?;
     let rows = [
         ("multiprocessors (SMs)", i.multiprocessors.to_string()),
         ("warp size", format!("{} threads", i.warp_size)),
@@ -45,7 +44,7 @@ pub fn run(flags: Flags) -> Result<(), Failure> {
         (
             "DRAM bandwidth",
             format!(
-                "2 (DDR) × {} MHz × {} bit / 8 = {:.0} GB/s, from the driver's memory clock (`host vecadd` measures the real copy rate)",
+                "2 (DDR) × {} MHz × {} bit / 8 = {:.0} GB/s, from the driver's memory clock (`ptx-ladder vecadd` measures the real copy rate)",
                 i.memory_clock_khz / 1000,
                 i.memory_bus_bits,
                 i.dram_bandwidth() / 1e9
@@ -57,7 +56,7 @@ pub fn run(flags: Flags) -> Result<(), Failure> {
         ),
     ];
     for (name, value) in rows {
-        println!("  {name:<26} {value}");
+        outln!("  {name:<26} {value}")?;
     }
     Ok(())
 }

@@ -1,10 +1,14 @@
 //! The concept labs: `coalesce`, `banks`, `divergence`, `reduce`,
 //! `occupancy`, `warps`, and `tour`, which runs them in teaching order.
-//! Each prints the model's prediction beside the measurement and, with
-//! `--svg PATH`, writes its picture.
+//! Each prints the model first (no GPU needed), then, on a GPU, the
+//! measurement beside it; with `--svg PATH` it writes its pictures (the
+//! model's alone when there is no GPU).
 
-use crate::args::{Flags, UsageError, parse_number};
-use crate::{Failure, progress};
+use super::{needs_gpu, open_gpu};
+use crate::Failure;
+use crate::cli::{BanksArgs, CoalesceArgs, DivergenceArgs, OccupancyArgs, ReduceArgs, WarpsArgs};
+use crate::output::{Files, check_writable, out, outln};
+use crate::progress::tracked;
 use ptx_ladder::device::Gpu;
 use ptx_ladder::labs::models::{banks as banks_model, coalesce as coalesce_model, divergence as divergence_model};
 use ptx_ladder::labs::models::{occupancy as occupancy_model, warps as warps_model};
@@ -12,73 +16,80 @@ use ptx_ladder::labs::{banks, coalesce, divergence, occupancy, reduce, warps};
 use ptx_ladder::matmul::check::verdict;
 use ptx_ladder::matmul::ladder::{self, measure};
 use ptx_ladder::svg;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 fn model_error(e: String) -> Failure {
     Failure::Runtime(ptx_ladder::Error::new(e))
 }
 
-fn write_svg(path: &Option<PathBuf>, picture: impl FnOnce() -> Result<String, Failure>) -> Result<(), Failure> {
-    if let Some(path) = path {
-        std::fs::write(path, picture()?).map_err(|e| ptx_ladder::Error::new(format!("writing {}: {e}", path.display())))?;
-        println!("wrote {}", path.display());
+/// Checks `--svg` before any work.
+fn check_svg(path: &Option<PathBuf>) -> Result<(), Failure> {
+    path.as_deref().map_or(Ok(()), |p| check_writable("--svg", p))
+}
+
+fn write_svg(files: &mut Files, path: &Option<PathBuf>, picture: impl FnOnce() -> Result<String, Failure>) -> Result<(), Failure> {
+    match path {
+        Some(path) => files.write(path, &picture()?),
+        None => Ok(()),
     }
-    Ok(())
 }
 
-/// "1,2,4" → [1, 2, 4].
-fn list(flag: &str, text: &str) -> Result<Vec<u32>, UsageError> {
-    text.split(',')
-        .map(|item| {
-            parse_number(item)
-                .filter(|&v| v <= u32::MAX as u64)
-                .map(|v| v as u32)
-                .ok_or_else(|| UsageError(format!("{flag} expects numbers separated by commas (got '{text}')")))
-        })
-        .collect()
+/// Runs one lab: checks `--svg`, opens the GPU if there is one, runs `lab`,
+/// writes the picture, and ends with exit 3 when the GPU part could not run.
+fn lab_command(svg: &Option<PathBuf>, lab: impl FnOnce(Option<&Gpu>, &mut Files) -> Result<(), Failure>) -> Result<(), Failure> {
+    check_svg(svg)?;
+    let gpu = open_gpu()?;
+    let mut files = Files::default();
+    lab(gpu.as_ref().ok(), &mut files)?;
+    files.finish()?;
+    needs_gpu(&gpu)
 }
 
-pub struct CoalesceOptions {
-    pub strides: Vec<u32>,
-    pub mebibytes: u64,
-    pub matmul_size: u32,
-    pub reps: u32,
-    pub svg: Option<PathBuf>,
+/// Where the GPU part of a lab would have been, in the tour (a lab run on
+/// its own ends with the error line instead).
+fn skipped(gpu: Option<&Gpu>) -> Result<(), Failure> {
+    match gpu {
+        Some(_) => Ok(()),
+        None => outln!("(the measurement needs a CUDA GPU: skipped)"),
+    }
 }
 
-pub fn coalesce_command(mut flags: Flags) -> Result<(), Failure> {
-    let strides = list("--strides", &flags.value("--strides")?.unwrap_or_else(|| "1,2,4,8,16,32,64".into()))?;
-    let options = CoalesceOptions {
-        strides,
-        mebibytes: flags.number("--mib", 1, 16384)?.unwrap_or(512),
-        matmul_size: flags.number("--matmul-size", 32, 8192)?.unwrap_or(2048) as u32,
-        reps: flags.number("--reps", 1, 10_000)?.unwrap_or(20) as u32,
-        svg: flags.value("--svg")?.map(PathBuf::from),
-    };
-    flags.finish()?;
-    coalesce::validate(&options.strides, options.mebibytes << 18).map_err(|e| UsageError(e.to_string()))?;
-    coalesce_lab(&Gpu::open()?, &options)
+pub fn coalesce_command(args: CoalesceArgs) -> Result<(), Failure> {
+    coalesce::validate(&args.strides.0, args.mib << 18).map_err(|e| Failure::Usage(e.to_string()))?;
+    lab_command(&args.svg.svg.clone(), |gpu, files| coalesce_lab(gpu, &args, files))
 }
 
-pub fn coalesce_lab(gpu: &Gpu, o: &CoalesceOptions) -> Result<(), Failure> {
-    println!("model: a warp's request is served in 32-byte sectors; 32 lanes reading 4-byte floats");
+pub fn coalesce_lab(gpu: Option<&Gpu>, o: &CoalesceArgs, files: &mut Files) -> Result<(), Failure> {
+    outln!("model: a warp's request is served in 32-byte sectors; 32 lanes reading 4-byte floats")?;
     for stride in [1, 32] {
-        println!("  stride {stride}:\n{}", coalesce_model::render(&coalesce_model::strided_addresses(stride), 4).map_err(model_error)?);
+        outln!("  stride {stride}:\n{}", coalesce_model::render(&coalesce_model::strided_addresses(stride), 4).map_err(model_error)?)?;
     }
-    let rows = coalesce::run(gpu, &o.strides, o.mebibytes << 18, o.reps, &mut progress)?;
-    println!("measured on {} ({} MiB array, every thread's sum checked):", gpu.info.name, o.mebibytes);
-    print!("{}", coalesce::table(&rows));
+    let size = o.matmul_size;
+    let (naive_a, naive_b) = coalesce_model::naive_matmul_sectors(size, size, 0).map_err(model_error)?;
+    let (coal_a, coal_b) = coalesce_model::coalesced_matmul_sectors(size, size, 0).map_err(model_error)?;
+    let mut pictures = Vec::new();
+    for stride in [1, 2, 32] {
+        pictures.push(
+            coalesce_model::svg(&coalesce_model::strided_addresses(stride), 4, &format!("one warp, stride {stride}")).map_err(model_error)?,
+        );
+    }
+    let Some(gpu) = gpu else {
+        outln!("matmul {size}^3, sectors per warp request for A and B in one inner-loop step (model):")?;
+        outln!("  {:<16} A: {naive_a:>2} sectors, B: {naive_b:>2} sectors", kernels_gpu::matmul::r01_naive::KERNEL.name())?;
+        outln!("  {:<16} A: {coal_a:>2} sectors, B: {coal_b:>2} sectors", kernels_gpu::matmul::r02_coalesced::KERNEL.name())?;
+        return write_svg(files, &o.svg.svg, || Ok(svg::stack(&pictures)));
+    };
+    let rows = tracked(|progress| coalesce::run(gpu, &o.strides.0, o.mib << 18, o.reps.reps, progress))?;
+    outln!("measured on {} ({} MiB array, every thread's sum checked):", gpu.info.name, o.mib)?;
+    out!("{}", coalesce::table(&rows))?;
     if let (Some(first), Some(last)) = (rows.first(), rows.last()) {
-        println!("stride {} delivers {:.1}x less useful bandwidth than stride {}", last.stride, first.useful_gbps / last.useful_gbps, first.stride);
+        outln!("stride {} delivers {:.1}x less useful bandwidth than stride {}", last.stride, first.useful_gbps / last.useful_gbps, first.stride)?;
     }
 
     // The same rule in the matmul ladder: rung 1 maps lanes to rows, rung 2 to columns.
-    let size = o.matmul_size;
-    let options = ladder::Options { size: (size, size, size), reps: Some(o.reps.min(10)), warmup: 1, seed: 3 };
-    let (mut buffers, reference) = ladder::prepare(gpu, &options, &mut progress)?;
-    let (naive_a, naive_b) = coalesce_model::naive_matmul_sectors(size, size, 0).map_err(model_error)?;
-    let (coal_a, coal_b) = coalesce_model::coalesced_matmul_sectors(size, size, 0).map_err(model_error)?;
-    println!("matmul {size}^3, sectors per warp request for A and B in one inner-loop step (model) and measured speed:");
+    let options = ladder::Options { size: (size, size, size), reps: Some(o.reps.reps.min(10)), warmup: 1, seed: 3 };
+    let (mut buffers, reference) = tracked(|progress| ladder::prepare(gpu, &options, progress))?;
+    outln!("matmul {size}^3, sectors per warp request for A and B in one inner-loop step (model) and measured speed:")?;
     for (kernel, (a, b)) in [
         (kernels_gpu::matmul::r01_naive::KERNEL, (naive_a, naive_b)),
         (kernels_gpu::matmul::r02_coalesced::KERNEL, (coal_a, coal_b)),
@@ -86,112 +97,97 @@ pub fn coalesce_lab(gpu: &Gpu, o: &CoalesceOptions) -> Result<(), Failure> {
         let (c, timing) = measure(gpu, &mut buffers, &kernel, &reference, options.reps, 1)?;
         let ok = verdict(&reference, &c);
         let speed = timing.map_or("-".into(), |t| format!("{:.0} GFLOP/s", t.billions_per_second(buffers.flops())));
-        println!("  {:<16} A: {a:>2} sectors, B: {b:>2} sectors   {speed:>14}   {}", kernel.name(), ok.describe());
-    }
-    write_svg(&o.svg, || {
-        let mut pictures = Vec::new();
-        for stride in [1, 2, 32] {
-            pictures.push(
-                coalesce_model::svg(&coalesce_model::strided_addresses(stride), 4, &format!("one warp, stride {stride}"))
-                    .map_err(model_error)?,
-            );
+        outln!("  {:<16} A: {a:>2} sectors, B: {b:>2} sectors   {speed:>14}   {}", kernel.name(), ok.describe())?;
         }
+    write_svg(files, &o.svg.svg, || {
         let bars: Vec<(String, f64)> = rows.iter().map(|r| (format!("stride {}", r.stride), r.useful_gbps)).collect();
         pictures.push(svg::bar_chart(&format!("Useful bandwidth by stride ({})", gpu.info.name), &bars, None, "GB/s"));
         Ok(svg::stack(&pictures))
     })
 }
 
-pub struct BanksOptions {
-    pub rounds: u32,
-    pub reps: u32,
-    pub svg: Option<PathBuf>,
+pub fn banks_command(args: BanksArgs) -> Result<(), Failure> {
+    lab_command(&args.svg.svg.clone(), |gpu, files| banks_lab(gpu, &args, files))
 }
 
-pub fn banks_command(mut flags: Flags) -> Result<(), Failure> {
-    let options = BanksOptions {
-        rounds: flags.number("--rounds", 1, kernels_gpu::labs::banks::MAX_ROUNDS as u64)?.unwrap_or(256) as u32,
-        reps: flags.number("--reps", 1, 10_000)?.unwrap_or(20) as u32,
-        svg: flags.value("--svg")?.map(PathBuf::from),
-    };
-    flags.finish()?;
-    banks_lab(&Gpu::open()?, &options)
-}
-
-pub fn banks_lab(gpu: &Gpu, o: &BanksOptions) -> Result<(), Failure> {
-    println!("model: shared memory has 32 banks of 4 bytes; a warp's loads of different words in one bank take turns");
+pub fn banks_lab(gpu: Option<&Gpu>, o: &BanksArgs, files: &mut Files) -> Result<(), Failure> {
+    outln!("model: shared memory has 32 banks of 4 bytes; a warp's loads of different words in one bank take turns")?;
     for pattern in [banks_model::Pattern::Column, banks_model::Pattern::PaddedColumn] {
-        println!("  {}: {}\n{}", pattern.name(), pattern.explain(), banks_model::render(&pattern.addresses()));
+        outln!("  {}: {}\n{}", pattern.name(), pattern.explain(), banks_model::render(&pattern.addresses()))?;
     }
-    let rows = banks::run(gpu, o.rounds, o.reps, &mut progress)?;
-    println!("measured on {} (every thread's sum checked):", gpu.info.name);
-    print!("{}", banks::table(&rows));
-    write_svg(&o.svg, || {
+    outln!("conflict degree of one warp load, by pattern (model):")?;
+    for pattern in banks_model::Pattern::ALL {
+        outln!("  {:<17} {}-way", pattern.name(), banks_model::conflict_degree(&pattern.addresses()))?;
+    }
         let mut pictures: Vec<String> = [banks_model::Pattern::Column, banks_model::Pattern::PaddedColumn, banks_model::Pattern::SwizzledColumn]
             .iter()
             .map(|p| banks_model::svg(&p.addresses(), &format!("{}: {}-way", p.name(), banks_model::conflict_degree(&p.addresses()))))
             .collect();
+    let Some(gpu) = gpu else {
+        return write_svg(files, &o.svg.svg, || Ok(svg::stack(&pictures)));
+    };
+    let rows = tracked(|progress| banks::run(gpu, o.rounds, o.reps.reps, progress))?;
+    outln!("measured on {} (every thread's sum checked):", gpu.info.name)?;
+    out!("{}", banks::table(&rows))?;
+    write_svg(files, &o.svg.svg, || {
         let bars: Vec<(String, f64)> = rows.iter().map(|r| (r.pattern.name().to_string(), r.cycles_per_access)).collect();
         pictures.push(svg::bar_chart(&format!("Cycles per warp-wide shared load ({})", gpu.info.name), &bars, None, "cycles"));
         Ok(svg::stack(&pictures))
     })
 }
 
-pub struct DivergenceOptions {
-    pub work: u32,
-    pub reps: u32,
-    pub svg: Option<PathBuf>,
+/// SMs assumed by the divergence model when there is no GPU to ask (an H200's).
+const MODEL_SMS: u32 = 132;
+
+pub fn divergence_command(args: DivergenceArgs) -> Result<(), Failure> {
+    lab_command(&args.svg.svg.clone(), |gpu, files| divergence_lab(gpu, &args, files))
 }
 
-pub fn divergence_command(mut flags: Flags) -> Result<(), Failure> {
-    let options = DivergenceOptions {
-        work: flags.number("--work", 1, 1 << 20)?.unwrap_or(8192) as u32,
-        reps: flags.number("--reps", 1, 10_000)?.unwrap_or(20) as u32,
-        svg: flags.value("--svg")?.map(PathBuf::from),
+pub fn divergence_lab(gpu: Option<&Gpu>, o: &DivergenceArgs, files: &mut Files) -> Result<(), Failure> {
+    let sms = gpu.map_or(MODEL_SMS, |g| g.info.multiprocessors);
+    let blocks = sms * 16;
+    let (work, threads) = (o.work as u64, divergence::THREADS);
+    outln!("model: both sides of a branch cost {} dependent FMAs; a warp pays both only if its lanes disagree", o.work)?;
+    if gpu.is_none() {
+        outln!("(for {blocks} blocks of {threads} threads: 16 per SM of a {MODEL_SMS}-SM GPU)")?;
+    }
+    out!("{}", divergence_model::render_table(threads, blocks, work, work).map_err(model_error)?)?;
+    let model = divergence_model::svg(threads, blocks, work, work).map_err(model_error)?;
+    let Some(gpu) = gpu else {
+        return write_svg(files, &o.svg.svg, || Ok(model));
     };
-    flags.finish()?;
-    divergence_lab(&Gpu::open()?, &options)
-}
-
-pub fn divergence_lab(gpu: &Gpu, o: &DivergenceOptions) -> Result<(), Failure> {
-    let blocks = gpu.info.multiprocessors * 16;
-    println!("model: both sides of a branch cost {} dependent FMAs; a warp pays both only if its lanes disagree", o.work);
-    print!("{}", divergence_model::render_table(divergence::THREADS, blocks, o.work as u64, o.work as u64).map_err(model_error)?);
-    let rows = divergence::run(gpu, o.work, o.reps, &mut progress)?;
-    println!("measured on {} ({blocks} blocks of {} threads, a sample of threads checked bit for bit):", gpu.info.name, divergence::THREADS);
-    print!("{}", divergence::table(&rows));
-    write_svg(&o.svg, || {
-        let model = divergence_model::svg(divergence::THREADS, blocks, o.work as u64, o.work as u64).map_err(model_error)?;
+    let rows = tracked(|progress| divergence::run(gpu, o.work, o.reps.reps, progress))?;
+    outln!("measured on {} ({blocks} blocks of {threads} threads, a sample of threads checked bit for bit):", gpu.info.name)?;
+    out!("{}", divergence::table(&rows))?;
+    write_svg(files, &o.svg.svg, || {
         let bars: Vec<(String, f64)> =
             rows.iter().map(|r| (format!("{} ({})", r.pattern.name(), r.pattern.condition()), r.timing.median_ms)).collect();
         Ok(svg::stack(&[model, svg::bar_chart(&format!("Measured time ({})", gpu.info.name), &bars, None, "ms")]))
     })
 }
 
-pub struct ReduceOptions {
-    pub n: u64,
-    pub reps: u32,
-    pub svg: Option<PathBuf>,
+pub fn reduce_command(args: ReduceArgs) -> Result<(), Failure> {
+    lab_command(&args.svg.svg.clone(), |gpu, files| reduce_lab(gpu, &args, files))
 }
 
-pub fn reduce_command(mut flags: Flags) -> Result<(), Failure> {
-    let options = ReduceOptions {
-        n: flags.number("--n", 1, u32::MAX as u64)?.unwrap_or(1 << 28),
-        reps: flags.number("--reps", 1, 10_000)?.unwrap_or(20) as u32,
-        svg: flags.value("--svg")?.map(PathBuf::from),
-    };
-    flags.finish()?;
-    reduce_lab(&Gpu::open()?, &options)
-}
-
-pub fn reduce_lab(gpu: &Gpu, o: &ReduceOptions) -> Result<(), Failure> {
-    let report = reduce::run(gpu, o.n, o.reps, &mut progress)?;
-    println!("measured on {} (each sum compared with the exact f64 sum; tolerance {:.0e} of Σ|x|):", gpu.info.name, reduce::TOLERANCE);
-    print!("{}", reduce::table(&report));
+pub fn reduce_lab(gpu: Option<&Gpu>, o: &ReduceArgs, files: &mut Files) -> Result<(), Failure> {
+    outln!("model: four ways for threads to cooperate on one sum of {} floats ({:.3} GB read once):", o.n, o.n as f64 * 4.0 / 1e9)?;
     for method in reduce::Method::ALL {
-        println!("  {}: {}", method.name(), method.explain());
+        outln!("  {}: {}", method.name(), method.explain())?;
     }
-    write_svg(&o.svg, || {
+    let Some(gpu) = gpu else {
+        // Only the measured chart exists for this lab, so no picture is written.
+        return match &o.svg.svg {
+            Some(path) => {
+                outln!("{} not written: this lab's picture is its measurement", path.display())
+            }
+            None => Ok(()),
+        };
+    };
+    let report = tracked(|progress| reduce::run(gpu, o.n, o.reps.reps, progress))?;
+    outln!("measured on {} (each sum compared with the exact f64 sum; tolerance {:.0e} of Σ|x|):", gpu.info.name, reduce::TOLERANCE)?;
+    out!("{}", reduce::table(&report))?;
+    write_svg(files, &o.svg.svg, || {
         let bars: Vec<(String, f64)> = report.rows.iter().map(|r| (r.method.name().to_string(), r.gbps)).collect();
         Ok(svg::bar_chart(
             &format!("Sum of {} floats: GB/s read ({})", report.n, gpu.info.name),
@@ -206,144 +202,144 @@ pub fn reduce_lab(gpu: &Gpu, o: &ReduceOptions) -> Result<(), Failure> {
     Ok(())
 }
 
-pub struct OccupancyOptions {
-    pub arch: Option<String>,
-    pub threads: u32,
-    pub registers: u32,
-    pub shared: u32,
-    pub live: bool,
-    pub floats: u64,
-    pub reps: u32,
-    pub svg: Option<PathBuf>,
-}
-
-pub fn occupancy_command(mut flags: Flags) -> Result<(), Failure> {
-    let options = OccupancyOptions {
-        arch: flags.value("--arch")?,
-        threads: flags.number("--threads", 1, 1024)?.unwrap_or(256) as u32,
-        registers: flags.number("--registers", 1, 255)?.unwrap_or(64) as u32,
-        shared: flags.number("--shared", 0, 1 << 20)?.unwrap_or(8192) as u32,
-        live: flags.switch("--live")?,
-        floats: flags.number("--floats", 4, 1 << 32)?.unwrap_or(1 << 26),
-        reps: flags.number("--reps", 1, 10_000)?.unwrap_or(20) as u32,
-        svg: flags.value("--svg")?.map(PathBuf::from),
-    };
-    flags.finish()?;
-    occupancy_calculator(&options)?;
-    if options.live {
-        occupancy_live(&Gpu::open()?, &options)?;
-    } else {
-        println!("(add --live to compare with the driver on this GPU and run the latency-hiding experiment)");
+pub fn occupancy_command(args: OccupancyArgs) -> Result<(), Failure> {
+    check_svg(&args.svg)?;
+    let mut files = Files::default();
+    occupancy_calculator(&args)?;
+    if !args.live {
+        outln!("(add --live to compare with the driver on this GPU and run the latency-hiding experiment)")?;
+        write_svg(&mut files, &args.svg, || occupancy_picture(&args))?;
+        return files.finish();
     }
-    Ok(())
+    let gpu = open_gpu()?;
+    if let Ok(gpu) = &gpu {
+        occupancy_live(gpu, &args, &mut files)?;
+    }
+    files.finish()?;
+    needs_gpu(&gpu)
 }
 
-pub fn occupancy_calculator(o: &OccupancyOptions) -> Result<(), Failure> {
-    let archs: Vec<&occupancy_model::Arch> = match &o.arch {
-        Some(name) => vec![occupancy_model::arch_by_name(name).map_err(|e| UsageError(format!("--arch: {e}")))?],
+fn archs(o: &OccupancyArgs) -> Vec<&'static occupancy_model::Arch> {
+    match o.arch {
+        Some(arch) => vec![arch],
         None => occupancy_model::ARCHS.iter().collect(),
-    };
-    let rows = archs
-        .iter()
-        .map(|arch| occupancy_model::occupancy(arch, o.threads, o.registers, o.shared))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(UsageError)?;
-    println!("calculator: {} threads per block, {} registers per thread, {} bytes of shared memory per block", o.threads, o.registers, o.shared);
-    print!("{}", occupancy_model::render_table(&rows));
-    if let [only] = rows.as_slice() {
-        println!("{}", only.explain());
+    }
+}
+
+/// The calculator's own picture: occupancy against registers, shared
+/// memory and block size, with this kernel marked.
+fn occupancy_picture(o: &OccupancyArgs) -> Result<String, Failure> {
+    Ok(occupancy_model::calculator_svg(&archs(o), o.threads, o.registers, o.shared))
+}
+
+pub fn occupancy_calculator(o: &OccupancyArgs) -> Result<(), Failure> {
+    let rows: Vec<_> = archs(o).into_iter().map(|arch| (arch.name, occupancy_model::occupancy(arch, o.threads, o.registers, o.shared))).collect();
+    outln!("calculator: {} threads per block, {} registers per thread, {} bytes of shared memory per block", o.threads, o.registers, o.shared)?;
+    out!("{}", occupancy_model::render_table(&rows))?;
+    if let [(_, Ok(only))] = rows.as_slice() {
+        outln!("{}", only.explain().trim_end())?;
     }
     Ok(())
 }
 
-pub fn occupancy_live(gpu: &Gpu, o: &OccupancyOptions) -> Result<(), Failure> {
+pub fn occupancy_live(gpu: &Gpu, o: &OccupancyArgs, files: &mut Files) -> Result<(), Failure> {
     let rows = occupancy::kernels(gpu)?;
     let arch = occupancy::arch_of(gpu)?;
-    println!("this project's kernels on {} (calculator table: {}):", gpu.info.name, arch.name);
-    print!("{}", occupancy::kernels_table(&rows));
+    outln!("this project's kernels on {} (calculator table: {}):", gpu.info.name, arch.name)?;
+    out!("{}", occupancy::kernels_table(&rows))?;
     let agree = rows.iter().filter(|r| r.agrees()).count();
-    println!("calculator and driver agree on {agree} of {} kernels", rows.len());
-    let latency = occupancy::latency(gpu, o.floats, o.reps, &mut progress)?;
-    println!("latency hiding: a memory-bound copy of {} floats, occupancy lowered by reserving shared memory:", o.floats);
-    print!("{}", occupancy::latency_table(&latency));
-    write_svg(&o.svg, || Ok(occupancy::latency_svg(&latency, &gpu.info.name)))?;
+    outln!("calculator and driver agree on {agree} of {} kernels", rows.len())?;
+    let latency = tracked(|progress| occupancy::latency(gpu, o.floats, o.reps.reps, progress))?;
+    outln!("latency hiding: a memory-bound copy of {} floats, occupancy lowered by reserving shared memory:", o.floats)?;
+    out!("{}", occupancy::latency_table(&latency))?;
+    write_svg(files, &o.svg, || Ok(occupancy::latency_svg(&latency, &gpu.info.name)))?;
     if agree != rows.len() {
         return Err(ptx_ladder::Error::new("the calculator disagrees with the driver (rows marked DIFFERENT)").into());
     }
     Ok(())
 }
 
-pub struct WarpsOptions {
-    pub block: (u32, u32, u32),
-    pub svg: Option<PathBuf>,
-}
-
-pub fn warps_command(mut flags: Flags) -> Result<(), Failure> {
-    let text = flags.value("--block")?.unwrap_or_else(|| "16,16".into());
-    let dims = list("--block", &text)?;
-    let block = match dims.as_slice() {
-        [x] => (*x, 1, 1),
-        [x, y] => (*x, *y, 1),
-        [x, y, z] => (*x, *y, *z),
-        _ => return Err(UsageError(format!("--block takes 1 to 3 sizes like 16,16 (got '{text}')")).into()),
-    };
-    let options = WarpsOptions { block, svg: flags.value("--svg")?.map(PathBuf::from) };
-    flags.finish()?;
-    warps_model::warps(block).map_err(UsageError)?;
-    warps_lab(Gpu::open().ok().as_ref(), &options)
+pub fn warps_command(args: WarpsArgs) -> Result<(), Failure> {
+    lab_command(&args.svg.svg.clone(), |gpu, files| warps_lab(gpu, args.block, args.svg.svg.as_deref(), files))
 }
 
 /// Prints the model's warp map; with a GPU, also checks it on the hardware.
-pub fn warps_lab(gpu: Option<&Gpu>, o: &WarpsOptions) -> Result<(), Failure> {
-    let block = o.block;
-    print!("{}", warps_model::render(block).map_err(UsageError)?);
-    match gpu {
-        Some(gpu) => {
+pub fn warps_lab(gpu: Option<&Gpu>, block: (u32, u32, u32), svg_path: Option<&Path>, files: &mut Files) -> Result<(), Failure> {
+    out!("{}", warps_model::render(block).map_err(model_error)?)?;
+    if let Some(gpu) = gpu {
             let threads = warps::check(gpu, block)?;
-            println!("checked on {}: all {threads} threads ran as lane (linear rank mod 32), as the map says", gpu.info.name);
+        outln!("checked on {}: all {threads} threads ran as lane (linear rank mod 32), as the map says", gpu.info.name)?;
         }
-        None => println!("(no GPU available: the hardware check was skipped)"),
-    }
-    write_svg(&o.svg, || warps_model::svg(block).map_err(model_error))
+    write_svg(files, &svg_path.map(Path::to_path_buf), || warps_model::svg(block).map_err(model_error))
 }
 
-/// `host tour`: the labs in teaching order, with a few sentences between.
-pub fn tour_command(flags: Flags) -> Result<(), Failure> {
-    flags.finish()?;
-    let gpu = Gpu::open()?;
-    let say = |title: &str, text: &str| println!("\n━━ {title}\n{text}\n");
+/// `ptx-ladder tour`: the labs in teaching order, with a few sentences
+/// between; without a GPU, every model and calculator still runs.
+pub fn tour_command() -> Result<(), Failure> {
+    let gpu = open_gpu()?;
+    let g = gpu.as_ref().ok();
+    let mut files = Files::default();
+    let say = |title: &str, text: &str| outln!("\n━━ {title}\n{text}\n");
     say(
         "1. Warps",
         "A block is cut into warps of 32 threads, counting x fastest. The warp, not the thread, is what the\nhardware schedules: everything below is about what one warp asks for at once.",
-    );
-    warps_lab(Some(&gpu), &WarpsOptions { block: (30, 2, 1), svg: None })?;
+    )?;
+    warps_lab(g, (30, 2, 1), None, &mut files)?;
+    skipped(g)?;
     say(
         "2. Coalescing",
         "A warp's 32 loads become as few 32-byte sectors as their addresses allow. Neighbouring lanes reading\nneighbouring floats need 4 sectors; lanes 32 bytes apart need 32, for the same 128 useful bytes.",
-    );
-    coalesce_lab(&gpu, &CoalesceOptions { strides: vec![1, 2, 4, 8, 32], mebibytes: 256, matmul_size: 1024, reps: 10, svg: None })?;
+    )?;
+    let coalesce = CoalesceArgs {
+        strides: crate::cli::NumberList(vec![1, 2, 4, 8, 32]),
+        mib: 256,
+        matmul_size: 1024,
+        reps: crate::cli::RepsArg { reps: 10 },
+        svg: crate::cli::SvgArg { svg: None },
+    };
+    coalesce_lab(g, &coalesce, &mut files)?;
+    skipped(g)?;
     say(
         "3. Shared-memory banks",
         "Shared memory is 32 banks side by side. A warp reading 32 different banks is served at once; 32 words\nfrom one bank queue up. Padding or swizzling moves the data so a column spreads over all banks.",
-    );
-    banks_lab(&gpu, &BanksOptions { rounds: 128, reps: 10, svg: None })?;
+    )?;
+    let banks = BanksArgs { rounds: 128, reps: crate::cli::RepsArg { reps: 10 }, svg: crate::cli::SvgArg { svg: None } };
+    banks_lab(g, &banks, &mut files)?;
+    skipped(g)?;
     say(
         "4. Divergence",
         "Lanes of a warp share one instruction stream. When a branch splits them, the warp runs both sides,\neach with some lanes switched off; warps that agree internally pay one side.",
-    );
-    divergence_lab(&gpu, &DivergenceOptions { work: 4096, reps: 10, svg: None })?;
+    )?;
+    let divergence = DivergenceArgs { work: 4096, reps: crate::cli::RepsArg { reps: 10 }, svg: crate::cli::SvgArg { svg: None } };
+    divergence_lab(g, &divergence, &mut files)?;
+    skipped(g)?;
     say(
         "5. Reduction",
         "Summing is the first algorithm where threads must cooperate: through global memory, shared memory,\nregisters (shuffles) or atomics. Each step up removes trips to memory.",
-    );
-    reduce_lab(&gpu, &ReduceOptions { n: 1 << 26, reps: 10, svg: None })?;
+    )?;
+    let reduce = ReduceArgs { n: 1 << 26, reps: crate::cli::RepsArg { reps: 10 }, svg: crate::cli::SvgArg { svg: None } };
+    reduce_lab(g, &reduce, &mut files)?;
+    skipped(g)?;
     say(
         "6. Occupancy",
         "Registers, shared memory and thread slots decide how many warps an SM holds. More resident warps give\nthe scheduler more work to switch to while others wait for memory.",
-    );
-    let occupancy = OccupancyOptions { arch: None, threads: 256, registers: 64, shared: 8192, live: true, floats: 1 << 25, reps: 10, svg: None };
+    )?;
+    let occupancy = OccupancyArgs {
+        arch: None,
+        threads: 256,
+        registers: 64,
+        shared: 8192,
+        live: true,
+        floats: 1 << 25,
+        reps: crate::cli::RepsArg { reps: 10 },
+        svg: None,
+    };
     occupancy_calculator(&occupancy)?;
-    occupancy_live(&gpu, &occupancy)?;
-    say("End of the tour", "`host matmul` puts all of it together: the SGEMM ladder, rung by rung, against cuBLAS.");
-    Ok(())
+    match g {
+        Some(gpu) => occupancy_live(gpu, &occupancy, &mut files)?,
+        None => skipped(None)?,
+    }
+    say("End of the tour", "`ptx-ladder matmul` puts all of it together: the SGEMM ladder, rung by rung, against cuBLAS.")?;
+    files.finish()?;
+    needs_gpu(&gpu)
 }

@@ -1,95 +1,100 @@
-//! `host matmul`: the SGEMM ladder (or, with `--dtype bf16`, the BF16 ladder)
-//! against cuBLAS, as a table, JSON and SVG.
+//! `ptx-ladder matmul`: the SGEMM ladder (or, with `--dtype bf16`, the BF16
+//! ladder) against cuBLAS, as a table, JSON and SVG.
 
-use crate::args::{Flags, UsageError};
-use crate::{Failure, progress};
-use ptx_ladder::device::Gpu;
-use ptx_ladder::matmul::dtype::Dtype;
+use super::{no_gpu, open_gpu};
+use crate::Failure;
+use crate::cli::{LadderType, MatmulArgs};
+use crate::output::{Files, check_writable, outln};
+use crate::progress::tracked;
 use ptx_ladder::matmul::{autotune, bf16, ladder, report, rungs};
-use std::path::PathBuf;
+use std::path::Path;
 
-pub fn run(mut flags: Flags) -> Result<(), Failure> {
-    let max = u32::MAX as u64;
-    let size = flags.number("--size", 1, max)?;
-    let (m, n, k) = (flags.number("--m", 1, max)?, flags.number("--n", 1, max)?, flags.number("--k", 1, max)?);
-    let rung_list = flags.value("--rungs")?;
-    let reps = flags.number("--reps", 1, 100_000)?.map(|r| r as u32);
-    let warmup = flags.number("--warmup", 0, 1000)?.unwrap_or(3) as u32;
-    let json = flags.value("--json")?.map(PathBuf::from);
-    let svg = flags.value("--svg")?.map(PathBuf::from);
-    let tune = flags.switch("--tune")?;
-    let tune_file = PathBuf::from(flags.value("--tune-file")?.unwrap_or_else(|| autotune::DEFAULT_FILE.into()));
-    let seed = flags.number("--seed", 0, u64::MAX)?.unwrap_or(2026);
-    let dtype = flags.value("--dtype")?.map(|d| Dtype::parse(&d)).transpose().map_err(|e| UsageError(e.to_string()))?;
-    flags.finish()?;
-
-    let size = match (size, m, n, k) {
-        (Some(s), None, None, None) => (s as u32, s as u32, s as u32),
-        (None, None, None, None) => (4096, 4096, 4096),
-        (None, Some(m), Some(n), Some(k)) => (m as u32, n as u32, k as u32),
-        (Some(_), ..) => return Err(UsageError("give either --size or --m/--n/--k, not both".into()).into()),
-        _ => return Err(UsageError("--m, --n and --k go together: give all three".into()).into()),
+pub fn run(args: MatmulArgs) -> Result<(), Failure> {
+    let size = match (args.size, args.m, args.n, args.k) {
+        (Some(s), ..) => (s, s, s),
+        (None, Some(m), Some(n), Some(k)) => (m, n, k),
+        // clap makes --m, --n and --k go together.
+        _ => (4096, 4096, 4096),
     };
     ladder::validate_size(size)?;
-    let options = ladder::Options { size, reps, warmup, seed };
-    if dtype == Some(Dtype::Bf16) {
-        if tune {
-            return Err(UsageError("--tune tunes the SGEMM ladder's rung 8; leave it out with --dtype bf16".into()).into());
-        }
-        let all = bf16::rungs::ladder();
-        let selected = match &rung_list {
-            Some(list) => bf16::rungs::select(&all, list).map_err(|e| UsageError(e.to_string()))?,
-            None => all,
-        };
-        let gpu = Gpu::open()?;
-        let result = bf16::ladder::run(&gpu, &selected, &options, &mut progress)?;
-        return finish(&result, json, svg);
-    }
-    // Check the rung list before starting the GPU.
+    let options = ladder::Options { size, reps: args.reps, warmup: args.warmup, seed: args.seed };
+    // Check the rung list and the output paths before starting the GPU.
+    let bf16_rungs = bf16::rungs::ladder();
     let placeholder = rungs::in_order(kernels_gpu::matmul::r08_autotuned::CONFIGS[0].kernel);
-    if let Some(list) = &rung_list {
-        rungs::select(&placeholder, list).map_err(|e| UsageError(e.to_string()))?;
+    if let Some(list) = &args.rungs {
+        let checked = match args.dtype {
+            LadderType::F32 => rungs::select(&placeholder, list).map(drop),
+            LadderType::Bf16 => bf16::rungs::select(&bf16_rungs, list).map(drop),
+        };
+        checked.map_err(|e| Failure::Usage(e.to_string()))?;
+    }
+    for (flag, path) in [("--json", &args.json), ("--svg", &args.svg)] {
+        if let Some(path) = path {
+            check_writable(flag, path)?;
+        }
+    }
+    if args.tune {
+        // The default file lives in target/, which a fresh checkout lacks; a
+        // folder the user named must exist, as for --svg and --json.
+        if args.tune_file == Path::new(autotune::DEFAULT_FILE)
+            && let Some(dir) = args.tune_file.parent()
+        {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        check_writable("--tune-file", &args.tune_file)?;
     }
 
-    let gpu = Gpu::open()?;
-    if tune {
-        let (mut buffers, reference) = ladder::prepare(&gpu, &options, &mut progress)?;
-        let results = autotune::tune(&gpu, &mut buffers, &reference, &tune_file, &mut progress)?;
-        println!("autotuning at {}x{}x{} on {}:", size.0, size.1, size.2, gpu.info.name);
+    let gpu = open_gpu()?.map_err(|e| no_gpu(&e))?;
+    let mut files = Files::default();
+    if args.dtype == LadderType::Bf16 {
+        let selected = match &args.rungs {
+            Some(list) => bf16::rungs::select(&bf16_rungs, list)?,
+            None => bf16_rungs,
+        };
+        let result = tracked(|progress| bf16::ladder::run(&gpu, &selected, &options, progress))?;
+        return finish(&result, &args, files);
+    }
+    let mut tuned = None;
+    if args.tune {
+        let (results, best) = tracked(|progress| -> ptx_ladder::Result<_> {
+            let (mut buffers, reference) = ladder::prepare(&gpu, &options, progress)?;
+            autotune::tune(&gpu, &mut buffers, &reference, progress)
+        })?;
+        outln!("autotuning at {}x{}x{} on {}:", size.0, size.1, size.2, gpu.info.name)?;
         for c in &results {
             let speed = c.gflops.map_or(format!("{:>9}", "-"), |g| format!("{g:>9.0}"));
-            println!("  {:<32} {speed} GFLOP/s  {}", autotune::shape(&c.config), c.outcome);
+            outln!("  {:<32} {speed} GFLOP/s  {}", autotune::shape(&c.config), c.outcome)?;
         }
-        println!("wrote {}", tune_file.display());
+        files.record(&args.tune_file, autotune::save(&args.tune_file, &best).map_err(|e| e.to_string()))?;
+        tuned = Some(best);
     }
 
-    let choice = autotune::choose(&tune_file, &gpu.info.name);
+    // A fresh tuning result is used even if its file could not be written.
+    let choice = match &tuned {
+        Some(t) => autotune::chosen(t, &args.tune_file.display().to_string()),
+        None => autotune::choose(&args.tune_file, &gpu.info.name),
+    };
     let all = rungs::in_order(choice.config.kernel);
-    let selected = match &rung_list {
+    let selected = match &args.rungs {
         Some(list) => rungs::select(&all, list)?,
         None => all,
     };
-    let result = ladder::run(&gpu, &selected, &options, choice.note, &mut progress)?;
-    finish(&result, json, svg)
+    let result = tracked(|progress| ladder::run(&gpu, &selected, &options, choice.note, progress))?;
+    finish(&result, &args, files)
 }
 
 /// Prints the table, writes the files asked for, and fails on a wrong result.
-fn finish(result: &ladder::Report, json: Option<PathBuf>, svg: Option<PathBuf>) -> Result<(), Failure> {
-    print!("{}", report::table(result));
-    if let Some(path) = json {
-        write(&path, &report::json(result))?;
+fn finish(result: &ladder::Report, args: &MatmulArgs, mut files: Files) -> Result<(), Failure> {
+    outln!("{}", report::table(result).trim_end())?;
+    if let Some(path) = &args.json {
+        files.write(path, &report::json(result))?;
     }
-    if let Some(path) = svg {
-        write(&path, &report::svg(result))?;
+    if let Some(path) = &args.svg {
+        files.write(path, &report::svg(result))?;
     }
+    files.finish()?;
     if !result.all_correct() {
         return Err(ptx_ladder::Error::new("some results were WRONG (see the table)").into());
     }
-    Ok(())
-}
-
-fn write(path: &PathBuf, text: &str) -> Result<(), Failure> {
-    std::fs::write(path, text).map_err(|e| ptx_ladder::Error::new(format!("writing {}: {e}", path.display())))?;
-    println!("wrote {}", path.display());
     Ok(())
 }

@@ -472,26 +472,100 @@ pub fn register_curve_svg(
     Ok(svg::line_chart(&title, "registers per thread", "occupancy %", &series))
 }
 
-/// A fixed-width table of results, one row each, for a terminal.
-pub fn render_table(rows: &[Occupancy]) -> String {
+/// A fixed-width table, one row per GPU: its occupancy, or "does not fit"
+/// and why when not even one block can run there.
+pub fn render_table(rows: &[(&str, Result<Occupancy, String>)]) -> String {
     let mut out = format!(
         "{:<12} {:>7} {:>5} {:>9} {:>9} {:>7} {:>9}  {}\n",
         "architecture", "threads", "regs", "smem (B)", "blocks/SM", "warps", "occupancy", "limited by"
     );
-    for o in rows {
-        out += &format!(
-            "{:<12} {:>7} {:>5} {:>9} {:>9} {:>7} {:>8.1}%  {}\n",
-            o.arch,
-            o.threads_per_block,
-            o.registers_per_thread,
-            o.shared_bytes_per_block,
-            o.blocks_per_sm,
-            format!("{}/{}", o.active_warps, o.max_warps),
-            o.percent(),
-            o.limiter.name()
-        );
+    for (arch, row) in rows {
+        match row {
+            Ok(o) => {
+                out += &format!(
+                    "{:<12} {:>7} {:>5} {:>9} {:>9} {:>7} {:>8.1}%  {}\n",
+                    o.arch,
+                    o.threads_per_block,
+                    o.registers_per_thread,
+                    o.shared_bytes_per_block,
+                    o.blocks_per_sm,
+                    format!("{}/{}", o.active_warps, o.max_warps),
+                    o.percent(),
+                    o.limiter.name()
+                )
+            }
+            Err(why) => out += &format!("{arch:<12} does not fit: {why}\n"),
+        }
     }
     out
+}
+
+/// Occupancy in percent, 0 where the block does not fit.
+fn percent_or_zero(arch: &Arch, threads: u32, registers: u32, shared: u32) -> f64 {
+    occupancy(arch, threads, registers, shared).map_or(0.0, |o| o.percent())
+}
+
+/// The calculator's picture, as NVIDIA's occupancy calculator draws it:
+/// occupancy against registers per thread, against shared memory per block
+/// and against block size, each varying one input of this kernel
+/// (`threads`, `registers`, `shared`) with the others held, and this
+/// kernel's value marked. One line per GPU in `archs`.
+pub fn calculator_svg(archs: &[&Arch], threads: u32, registers: u32, shared: u32) -> String {
+    let curves = |points: &dyn Fn(&Arch) -> Vec<(f64, f64)>| -> Vec<(String, Vec<(f64, f64)>)> {
+        archs.iter().map(|arch| (arch.name.to_string(), points(arch))).collect()
+    };
+    let kernel = format!("{threads} threads/block, {registers} registers/thread, {shared} B shared/block");
+    let by_registers = curves(&|arch| {
+        (1..=arch.max_registers_per_thread).map(|r| (f64::from(r), percent_or_zero(arch, threads, r, shared))).collect()
+    });
+    // Shared memory in steps of 512 bytes up to the largest block allowance,
+    // plus this kernel's own value so the mark sits on the line.
+    let kb = |bytes: u32| f64::from(bytes) / f64::from(KB);
+    let by_shared = curves(&|arch| {
+        let mut sizes: Vec<u32> = (0..=arch.shared_per_block_max).step_by(512).collect();
+        sizes.push(shared);
+        sizes.sort_unstable();
+        sizes.dedup();
+        sizes.into_iter().map(|b| (kb(b), percent_or_zero(arch, threads, registers, b))).collect()
+    });
+    let by_threads = curves(&|arch| {
+        let mut sizes: Vec<u32> = (1..=arch.max_threads_per_block / WARP).map(|w| w * WARP).collect();
+        sizes.push(threads);
+        sizes.sort_unstable();
+        sizes.dedup();
+        sizes.into_iter().map(|t| (f64::from(t), percent_or_zero(arch, t, registers, shared))).collect()
+    });
+    svg::stack(&[
+        svg::line_chart_marked(
+            &format!("Occupancy vs registers per thread ({threads} threads, {shared} B shared)"),
+            "registers per thread",
+            "occupancy %",
+            &by_registers,
+            Some((f64::from(registers), format!("this kernel: {registers}"))),
+        ),
+        svg::line_chart_marked(
+            &format!("Occupancy vs shared memory per block ({threads} threads, {registers} registers)"),
+            "shared memory per block (KB)",
+            "occupancy %",
+            &by_shared,
+            Some((kb(shared), format!("this kernel: {shared} B"))),
+        ),
+        svg::line_chart_marked(
+            &format!("Occupancy vs block size ({registers} registers, {shared} B shared)"),
+            "threads per block",
+            "occupancy %",
+            &by_threads,
+            Some((f64::from(threads), format!("this kernel: {threads}"))),
+        ),
+        note(&format!("Marked: {kernel}. Where the block does not fit, the line drops to 0%.")),
+    ])
+}
+
+/// A line of text as a picture of its own, for the foot of a stack.
+fn note(text: &str) -> String {
+    let mut picture = svg::Svg::new(760.0, 30.0);
+    picture.text(16.0, 20.0, text, svg::TextStyle::new(12.0));
+    picture.finish()
 }
 
 #[cfg(test)]
@@ -659,7 +733,7 @@ mod tests {
 
     #[test]
     fn table_and_explanation() {
-        let rows = [occ("a100", 256, 64, 8192), occ("a6000", 1024, 37, 8192)];
+        let rows = [("A100", Ok(occ("a100", 256, 64, 8192))), ("RTX A6000", Ok(occ("a6000", 1024, 37, 8192)))];
         let table = render_table(&rows);
         assert_eq!(table.lines().count(), 3);
         assert!(table.contains("A100") && table.contains("32/64") && table.contains("50.0%"));
@@ -667,6 +741,31 @@ mod tests {
         let text = occ("a100", 256, 32, 8192).explain();
         assert!(text.contains("limited by registers and threads per SM"), "{text}");
         assert!(text.contains("1024 per warp after rounding -> 8 blocks"), "{text}");
+    }
+
+    #[test]
+    fn a_block_that_does_not_fit_is_a_row_not_an_abort() {
+        // 1024 threads: fine on an A100, but a T4 SM holds only 1024 threads
+        // and 64 KB of shared memory, so 40 KB per block leaves no room there.
+        let rows: Vec<_> = [arch("t4"), arch("a100")].iter().map(|a| (a.name, occupancy(a, 1024, 32, 70_000))).collect();
+        let table = render_table(&rows);
+        let t4 = table.lines().find(|l| l.starts_with("T4")).expect("T4 row");
+        assert!(t4.contains("does not fit: block uses 70000 bytes of shared memory"), "{table}");
+        assert!(table.lines().any(|l| l.starts_with("A100") && l.contains("%")), "{table}");
+    }
+
+    #[test]
+    fn the_calculator_picture_marks_this_kernel_on_three_curves() {
+        let doc = calculator_svg(&[arch("a100"), arch("t4")], 256, 64, 8192);
+        crate::svg::tests::assert_well_formed(&doc);
+        for title in ["vs registers per thread", "vs shared memory per block", "vs block size"] {
+            assert!(doc.contains(title), "{title}");
+        }
+        assert!(doc.contains("this kernel: 64") && doc.contains("this kernel: 8192 B") && doc.contains("this kernel: 256"));
+        // One ring per GPU on each of the three curves.
+        assert_eq!(doc.matches("fill=\"none\" stroke=").count() - doc.matches("<polyline").count(), 6);
+        // A kernel that fits nowhere still draws (at 0%).
+        crate::svg::tests::assert_well_formed(&calculator_svg(&[arch("t4")], 1024, 255, 60_000));
     }
 
     #[test]

@@ -238,6 +238,17 @@ pub fn render(block: Dim3) -> Result<String, String> {
     Ok(out)
 }
 
+/// Label every `step`-th row or column: the smallest power of two (so
+/// labels land on warp boundaries) for which a label `label_px` long fits
+/// in `step` cells of `cell` pixels.
+fn label_step(label_px: f64, cell: f64) -> u32 {
+    let mut step = 1;
+    while f64::from(step) * cell < label_px + 4.0 {
+        step *= 2;
+    }
+    step
+}
+
 /// The same picture as SVG: one coloured cell per thread, one colour per
 /// warp, a grid per z slice.
 pub fn svg(block: Dim3) -> Result<String, String> {
@@ -267,9 +278,11 @@ pub fn svg(block: Dim3) -> Result<String, String> {
         } else {
             top += 4.0;
         }
-        // Column numbers above, row numbers to the left.
+        // Column numbers above, row numbers to the left: every column whose
+        // number fits in its cell, else every 2nd, 4th, ... so none overlap.
+        let every = label_step(svg::text_width(&(block.0 - 1).to_string(), small.size), cell);
         for x in p.x_lo..=p.x_hi {
-            if cell >= 14.0 || x % 8 == 0 {
+            if x % every == 0 {
                 let cx = MARGIN + f64::from(x - p.x_lo) * cell + cell / 2.0;
                 pic.text(cx, top + cell * 0.75, &x.to_string(), small);
             }
@@ -277,7 +290,7 @@ pub fn svg(block: Dim3) -> Result<String, String> {
         let grid_top = top + cell;
         for y in 0..by {
             let cy = grid_top + f64::from(y) * cell;
-            if cell >= 14.0 || y % 8 == 0 {
+            if y % label_step(small.size, cell) == 0 {
                 pic.text(MARGIN - 4.0, cy + cell * 0.72, &y.to_string(), small.anchor(Anchor::End));
             }
             for x in p.x_lo..=p.x_hi {
@@ -298,6 +311,21 @@ pub fn svg(block: Dim3) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn column_labels_never_overlap_up_to_1024_wide() {
+        for cell in [6.0, 11.0, 20.0] {
+            let size: f64 = (cell * 0.55f64).min(10.0);
+            let width = svg::text_width("1023", size);
+            let step = label_step(width, cell);
+            assert!(f64::from(step) * cell >= width + 4.0, "cell {cell}: step {step}");
+            assert!(step == 1 || f64::from(step / 2) * cell < width + 4.0, "cell {cell}: step {step} is not the smallest");
+            assert!(step.is_power_of_two());
+        }
+        let doc = svg((1024, 1, 1)).expect("valid");
+        crate::svg::tests::assert_well_formed(&doc);
+        assert!(doc.contains(">1022<"), "the last panel's columns are labelled");
+    }
 
     fn warp(block: Dim3, index: usize) -> Warp {
         warps(block).expect("valid block")[index].clone()

@@ -1,0 +1,342 @@
+//! The command line, declared with clap's derive API.
+//!
+//! Adding a command: add a variant to [`Command`] whose doc comment is the
+//! one-line summary (a longer comment below it becomes `--help` text), give
+//! it an `…Args` struct with one documented field per flag, and add its arm
+//! to `run` in `main.rs`. Adding a flag: add a field with `#[arg(long)]` and
+//! a doc comment that states its unit, accepted values and default. Whole
+//! numbers use `value_parser = number::<T>(min, max)`, which accepts the
+//! spellings 4096, 268_435_456, 1e8 and 2^28 and names the range on error.
+
+use clap::{Args, CommandFactory as _, Parser, Subcommand};
+use ptx_ladder::labs::models::occupancy::{Arch, arch_by_name};
+use std::path::PathBuf;
+
+/// Exit codes, shown at the end of `--help`.
+pub const EXIT_CODES: &str = "\
+Exit codes:
+  0  everything asked for ran, and every result was checked correct
+  1  a failure: a CUDA error, a WRONG result, or an output file that could not be written
+  2  a usage mistake (unknown command or flag, bad value, unwritable output path)
+  3  no CUDA GPU: what needs no GPU ran (models, plans), the measurement did not
+
+Numbers may be written 4096, 268_435_456, 1e8 or 2^28.";
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "ptx-ladder",
+    version,
+    about = "GPU kernels written in plain Rust, compiled to PTX, measured against cuBLAS",
+    after_help = EXIT_CODES,
+    arg_required_else_help = true,
+    propagate_version = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// The GPU: SMs, warps, registers, shared memory, L2, clocks, peaks
+    Info,
+    /// c = a + b on N floats, checked on the CPU and timed against a device-to-device copy
+    Vecadd(VecaddArgs),
+    /// The SGEMM ladder: every rung checked and timed against cuBLAS
+    Matmul(MatmulArgs),
+    /// Which threads of a block form each warp (checked on the GPU when there is one)
+    Warps(WarpsArgs),
+    /// A warp reading floats at growing strides: 32-byte sectors per request
+    Coalesce(CoalesceArgs),
+    /// A 32x32 shared tile read by rows, columns, padded, swizzled, stride 2, broadcast
+    Banks(BanksArgs),
+    /// Branches on i % 2, (i / 32) % 2 and the block index
+    Divergence(DivergenceArgs),
+    /// The sum of n floats: global tree, shared tree, warp shuffles, atomics
+    Reduce(ReduceArgs),
+    /// The occupancy calculator; --live checks it against the driver
+    Occupancy(OccupancyArgs),
+    /// All labs in teaching order, with short explanations
+    Tour,
+}
+
+/// The command line with the exit codes at the foot of every command's
+/// `--help` too (after any text of its own).
+pub fn command() -> clap::Command {
+    Cli::command().mut_subcommands(|sub| {
+        let own = sub.get_after_long_help().or(sub.get_after_help()).map(|t| format!("{t}\n\n")).unwrap_or_default();
+        sub.after_long_help(format!("{own}{EXIT_CODES}"))
+    })
+}
+
+/// `--svg PATH`, shared by the labs.
+#[derive(Args, Debug, Clone)]
+pub struct SvgArg {
+    /// Also write the lab's picture to this SVG file (its folder must exist)
+    #[arg(long, value_name = "PATH")]
+    pub svg: Option<PathBuf>,
+}
+
+/// `--reps R`, shared by the labs.
+#[derive(Args, Debug, Clone)]
+pub struct RepsArg {
+    /// Timed runs per measurement; the median is reported (1 to 10000)
+    #[arg(long, value_name = "R", default_value = "20", value_parser = number::<u32>(1, 10_000))]
+    pub reps: u32,
+}
+
+#[derive(Args, Debug)]
+pub struct VecaddArgs {
+    /// Number of floats in each vector (1 to 2^32-1)
+    #[arg(long, value_name = "N", default_value = "2^28", value_parser = number::<u64>(1, ptx_ladder::vecadd::MAX_N))]
+    pub n: u64,
+    /// Threads per block (1 to 1024)
+    #[arg(long, value_name = "B", default_value = "256", value_parser = number::<u32>(1, 1024))]
+    pub block: u32,
+    #[command(flatten)]
+    pub reps: RepsArg,
+}
+
+#[derive(Args, Debug)]
+#[command(after_help = "Rung list: comma-separated rung ids and ranges, or kernel names, e.g. 1,3-5,7b,10 \
+                        or sgemm_naive (see the table for the ids).")]
+pub struct MatmulArgs {
+    /// Square size: M = N = K = N (default 4096); or give --m, --n and --k
+    #[arg(long, value_name = "N", value_parser = number::<u32>(1, u32::MAX as u64), conflicts_with_all = ["m", "n", "k"])]
+    pub size: Option<u32>,
+    /// Rows of A and C (give with --n and --k)
+    #[arg(long, value_name = "M", value_parser = number::<u32>(1, u32::MAX as u64), requires_all = ["n", "k"])]
+    pub m: Option<u32>,
+    /// Columns of B and C (give with --m and --k)
+    #[arg(long, value_name = "N", value_parser = number::<u32>(1, u32::MAX as u64), requires_all = ["m", "k"])]
+    pub n: Option<u32>,
+    /// Columns of A, rows of B (give with --m and --n)
+    #[arg(long, value_name = "K", value_parser = number::<u32>(1, u32::MAX as u64), requires_all = ["m", "n"])]
+    pub k: Option<u32>,
+    /// Which rungs to run, like 1,3-5,7b,10 or kernel names [default: all]
+    #[arg(long, value_name = "LIST")]
+    pub rungs: Option<String>,
+    /// Timed runs per rung (1 to 100000) [default: enough for about a second, 5 to 100]
+    #[arg(long, value_name = "R", value_parser = number::<u32>(1, 100_000))]
+    pub reps: Option<u32>,
+    /// Untimed runs before timing each rung (0 to 1000)
+    #[arg(long, value_name = "W", default_value = "3", value_parser = number::<u32>(0, 1000))]
+    pub warmup: u32,
+    /// Seed of the random inputs (any whole number 0 to 2^64-1); the same seed gives the same matrices
+    #[arg(long, value_name = "S", default_value = "2026", value_parser = number::<u64>(0, u64::MAX))]
+    pub seed: u64,
+    /// Also write the table as JSON to this file (its folder must exist)
+    #[arg(long, value_name = "PATH")]
+    pub json: Option<PathBuf>,
+    /// Also write the table as an SVG bar chart to this file (its folder must exist)
+    #[arg(long, value_name = "PATH")]
+    pub svg: Option<PathBuf>,
+    /// First time every tile shape of rung 8 at this size and save the fastest in the tuning file
+    #[arg(long)]
+    pub tune: bool,
+    /// Tuning file that rung 8 reads (and --tune writes), JSON
+    #[arg(long, value_name = "PATH", default_value = ptx_ladder::matmul::autotune::DEFAULT_FILE)]
+    pub tune_file: PathBuf,
+    /// Which ladder: f32 (the SGEMM ladder) or bf16 (bf16 inputs, fp32 accumulation and output,
+    /// against cuBLAS BF16)
+    #[arg(long, value_enum, default_value_t = LadderType::F32, conflicts_with = "tune")]
+    pub dtype: LadderType,
+}
+
+/// `--dtype`: the element type of the ladder to run.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LadderType {
+    /// fp32 inputs and output: the SGEMM ladder
+    F32,
+    /// bf16 inputs, fp32 accumulation and output: the BF16 ladder
+    Bf16,
+}
+
+#[derive(Args, Debug)]
+pub struct WarpsArgs {
+    /// Block shape X,Y,Z in threads, Y and Z optional, x fastest (at most 1024 threads in all)
+    #[arg(long, value_name = "X,Y,Z", default_value = "16,16", value_parser = block_shape)]
+    pub block: (u32, u32, u32),
+    #[command(flatten)]
+    pub svg: SvgArg,
+}
+
+#[derive(Args, Debug)]
+pub struct CoalesceArgs {
+    /// Strides to measure, in floats, separated by commas
+    #[arg(long, value_name = "LIST", default_value = "1,2,4,8,16,32,64", value_parser = number_list)]
+    pub strides: NumberList,
+    /// Size of the array read, in MiB (1 to 16384)
+    #[arg(long, value_name = "MIB", default_value = "512", value_parser = number::<u64>(1, 16384))]
+    pub mib: u64,
+    /// Size N of the N×N×N matmul that compares rungs 1 and 2 (32 to 8192)
+    #[arg(long, value_name = "N", default_value = "2048", value_parser = number::<u32>(32, 8192))]
+    pub matmul_size: u32,
+    #[command(flatten)]
+    pub reps: RepsArg,
+    #[command(flatten)]
+    pub svg: SvgArg,
+}
+
+#[derive(Args, Debug)]
+pub struct BanksArgs {
+    /// Rounds of 32 loads per thread (1 to 512)
+    #[arg(long, value_name = "R", default_value = "256",
+          value_parser = number::<u32>(1, kernels_gpu::labs::banks::MAX_ROUNDS as u64))]
+    pub rounds: u32,
+    #[command(flatten)]
+    pub reps: RepsArg,
+    #[command(flatten)]
+    pub svg: SvgArg,
+}
+
+#[derive(Args, Debug)]
+pub struct DivergenceArgs {
+    /// Dependent FMAs on each side of the branch (1 to 2^20)
+    #[arg(long, value_name = "W", default_value = "8192", value_parser = number::<u32>(1, 1 << 20))]
+    pub work: u32,
+    #[command(flatten)]
+    pub reps: RepsArg,
+    #[command(flatten)]
+    pub svg: SvgArg,
+}
+
+#[derive(Args, Debug)]
+pub struct ReduceArgs {
+    /// Number of floats to sum (1 to 2^32-1)
+    #[arg(long, value_name = "N", default_value = "2^28", value_parser = number::<u64>(1, u32::MAX as u64))]
+    pub n: u64,
+    #[command(flatten)]
+    pub reps: RepsArg,
+    #[command(flatten)]
+    pub svg: SvgArg,
+}
+
+#[derive(Args, Debug)]
+pub struct OccupancyArgs {
+    /// GPU to calculate for: T4, A100, A6000, L4, H100, H200, or a compute capability like sm_80 or 8.0 [default: all]
+    #[arg(long, value_name = "NAME", value_parser = arch)]
+    pub arch: Option<&'static Arch>,
+    /// Threads per block (1 to 1024)
+    #[arg(long, value_name = "T", default_value = "256", value_parser = number::<u32>(1, 1024))]
+    pub threads: u32,
+    /// Registers per thread, as ptxas reports them (1 to 255)
+    #[arg(long, value_name = "R", default_value = "64", value_parser = number::<u32>(1, 255))]
+    pub registers: u32,
+    /// Shared memory per block, in bytes, static plus dynamic (0 to 2^20)
+    #[arg(long, value_name = "BYTES", default_value = "8192", value_parser = number::<u32>(0, 1 << 20))]
+    pub shared: u32,
+    /// Also check the calculator against the driver and measure a copy as occupancy drops (needs a GPU)
+    #[arg(long)]
+    pub live: bool,
+    /// Floats copied by the --live experiment (4 to 2^32, a multiple of 4)
+    #[arg(long, value_name = "F", default_value = "2^26", value_parser = number::<u64>(4, 1 << 32))]
+    pub floats: u64,
+    #[command(flatten)]
+    pub reps: RepsArg,
+    /// Also write a picture: with --live the measured copy, else the calculator's curves
+    #[arg(long, value_name = "PATH")]
+    pub svg: Option<PathBuf>,
+}
+
+/// "4096", "268_435_456", "1e8", "2^28" → integer.
+pub fn parse_number(text: &str) -> Option<u64> {
+    let text = text.trim().replace('_', "");
+    if let Some((base, exp)) = text.split_once('^') {
+        return base.parse::<u64>().ok()?.checked_pow(exp.parse().ok()?);
+    }
+    if let Some((mantissa, exp)) = text.split_once(['e', 'E']) {
+        let exp: u32 = exp.parse().ok()?;
+        let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+        if frac.len() as u32 > exp {
+            return None;
+        }
+        let digits: u64 = format!("{int}{frac}").parse().ok()?;
+        return digits.checked_mul(10u64.checked_pow(exp - frac.len() as u32)?);
+    }
+    text.parse().ok()
+}
+
+/// A value parser for whole numbers in `min..=max`, in any spelling
+/// [`parse_number`] reads.
+pub fn number<T: TryFrom<u64>>(min: u64, max: u64) -> impl Fn(&str) -> Result<T, String> + Clone + Send + Sync + 'static {
+    move |text| {
+        let value =
+            parse_number(text).ok_or_else(|| "expected a whole number like 4096, 1e8 or 2^28".to_string())?;
+        if value < min || value > max {
+            return Err(format!("must be between {min} and {max} (got {value})"));
+        }
+        T::try_from(value).map_err(|_| format!("must be between {min} and {max}"))
+    }
+}
+
+/// Whole numbers separated by commas (each fits in 32 bits).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NumberList(pub Vec<u32>);
+
+fn number_list(text: &str) -> Result<NumberList, String> {
+    let one = number::<u32>(0, u32::MAX as u64);
+    text.split(',').map(one).collect::<Result<_, _>>().map(NumberList).map_err(|e| format!("{e} (in a comma-separated list)"))
+}
+
+/// "16,16" → (16, 16, 1), checked against the 1024-thread block limit.
+fn block_shape(text: &str) -> Result<(u32, u32, u32), String> {
+    let NumberList(dims) = number_list(text)?;
+    let block = match dims.as_slice() {
+        [x] => (*x, 1, 1),
+        [x, y] => (*x, *y, 1),
+        [x, y, z] => (*x, *y, *z),
+        _ => return Err("expected 1 to 3 sizes like 16,16".into()),
+    };
+    ptx_ladder::labs::models::warps::warps(block)?;
+    Ok(block)
+}
+
+fn arch(text: &str) -> Result<&'static Arch, String> {
+    arch_by_name(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_in_several_spellings() {
+        assert_eq!(parse_number("4096"), Some(4096));
+        assert_eq!(parse_number("268_435_456"), Some(268_435_456));
+        assert_eq!(parse_number("1e8"), Some(100_000_000));
+        assert_eq!(parse_number("2.5e3"), Some(2500));
+        assert_eq!(parse_number("2^28"), Some(268_435_456));
+        for bad in ["", "-1", "1.5", "abc", "2^99", "1e30", "1.23e1"] {
+            assert_eq!(parse_number(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn ranges_and_lists_are_checked() {
+        assert_eq!(number::<u32>(1, 1024)("2^10"), Ok(1024));
+        assert_eq!(number::<u32>(1, 1024)("2048"), Err("must be between 1 and 1024 (got 2048)".into()));
+        assert!(number::<u32>(1, 10)("ten").unwrap_err().contains("whole number"));
+        assert_eq!(number_list("1,2,2^5"), Ok(NumberList(vec![1, 2, 32])));
+        assert!(number_list("1,,2").is_err());
+        assert_eq!(block_shape("30,2"), Ok((30, 2, 1)));
+        assert!(block_shape("1,2,3,4").is_err());
+        assert!(block_shape("64,32").is_err(), "2048 threads is over the block limit");
+    }
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        // clap's own check: no clashing names, defaults parse, and so on.
+        command().debug_assert();
+    }
+
+    #[test]
+    fn every_flag_is_documented() {
+        for command in command().get_subcommands() {
+            for arg in command.get_arguments() {
+                let help = arg.get_help().map(|h| h.to_string()).unwrap_or_default();
+                assert!(!help.is_empty(), "{} --{} has no help", command.get_name(), arg.get_id());
+            }
+        }
+    }
+}
