@@ -14,13 +14,17 @@ const USAGE: &str = "\
 usage: host <command> [flags]
 
 commands:
-  info                           the GPU: SMs, warps, registers, shared memory, L2, clocks, peaks
+  info    [--svg PATH] [--arch A] [--memory-json PATH]
+                                 the GPU: SMs, warps, registers, shared memory, L2, clocks, peaks;
+                                 --svg draws it (--arch draws a known GPU without one; --memory-json
+                                 adds what `host memory --json` measured)
   vecadd  [--n N] [--block B] [--reps R]
                                  c = a + b on N floats (default 2^28, block 256), checked on the
                                  CPU and timed against a device-to-device copy
   matmul  [--size N | --m M --n N --k K] [--rungs LIST] [--reps R] [--warmup W]
-          [--json PATH] [--svg PATH] [--tune] [--tune-file PATH]
-                                 the SGEMM ladder, every rung checked and timed against cuBLAS
+          [--json PATH] [--svg PATH] [--tune] [--tune-file PATH] [--no-cpu]
+                                 the SGEMM ladder, every rung checked and timed against cuBLAS,
+                                 and the same SGEMM on all CPU cores (--no-cpu leaves it out)
                                  (default 4096x4096x4096, all rungs; LIST like 1,3-5,7b,10)
 
 concept labs (model beside measurement; --svg PATH writes the picture):
@@ -30,6 +34,10 @@ concept labs (model beside measurement; --svg PATH writes the picture):
   banks     [--rounds R]         a 32x32 shared tile read by rows, columns, padded, swizzled, stride 2, broadcast
   divergence [--work W]          branches on i % 2, (i / 32) % 2 and the block index
   reduce    [--n N]              sum of n floats: global tree, shared tree, warp shuffles, atomics
+  memory    [--max-mib M] [--json PATH] [--quick]
+                                 capacities; bandwidth from 16 KB to M MiB working sets (L1, L2, DRAM);
+                                 shared memory against 128 B/clock/SM; latencies by pointer chasing
+                                 (--quick: tiny launches, for compute-sanitizer)
   occupancy [--arch A] [--threads T] [--registers R] [--shared B] [--live] [--floats F]
                                  the occupancy calculator; --live checks it against the driver and
                                  measures a copy's bandwidth as occupancy drops
@@ -72,6 +80,7 @@ fn main() -> ExitCode {
         "reduce" => commands::labs::reduce_command(flags),
         "occupancy" => commands::labs::occupancy_command(flags),
         "warps" => commands::labs::warps_command(flags),
+        "memory" => commands::memory::memory_command(flags),
         "tour" => commands::labs::tour_command(flags),
         "help" | "--help" | "-h" => {
             println!("{USAGE}");

@@ -2,6 +2,7 @@
 
 pub mod autotune;
 pub mod check;
+pub mod cpu;
 pub mod cublas;
 pub mod ladder;
 pub mod report;

@@ -1,11 +1,33 @@
 //! `host info`: what the driver reports, and the two ceilings it implies.
 
 use crate::Failure;
-use crate::args::Flags;
+use crate::args::{Flags, UsageError};
 use ptx_ladder::device::Gpu;
+use ptx_ladder::labs::models::memory::{Capacities, Measured, chip_by_name};
+use ptx_ladder::labs::picture::{self, ChipView};
+use std::path::PathBuf;
 
-pub fn run(flags: Flags) -> Result<(), Failure> {
+pub fn run(mut flags: Flags) -> Result<(), Failure> {
+    let svg = flags.value("--svg")?.map(PathBuf::from);
+    let arch = flags.value("--arch")?;
+    let memory_json = flags.value("--memory-json")?.map(PathBuf::from);
     flags.finish()?;
+    let measured = match &memory_json {
+        Some(path) => Some(
+            std::fs::read_to_string(path)
+                .map_err(|e| e.to_string())
+                .and_then(|text| Measured::from_json(&text))
+                .map_err(|e| ptx_ladder::Error::new(format!("reading {}: {e}", path.display())))?,
+        ),
+        None => None,
+    };
+    if let Some(name) = arch {
+        // A known GPU from the architecture tables: no GPU needed.
+        let chip = chip_by_name(&name).map_err(|e| UsageError(format!("--arch: {e}")))?;
+        println!("{} (from the architecture tables, compute capability {}.{}):", chip.name, chip.compute_capability.0, chip.compute_capability.1);
+        print!("{}", Capacities::of_chip(chip).table());
+        return super::memory::write(&svg, || picture::svg(&ChipView::of_chip(chip), measured.as_ref()));
+    }
     let gpu = Gpu::open()?;
     let i = &gpu.info;
     let kb = |b: u32| format!("{:.1} KB", b as f64 / 1024.0);
@@ -59,5 +81,5 @@ pub fn run(flags: Flags) -> Result<(), Failure> {
     for (name, value) in rows {
         println!("  {name:<26} {value}");
     }
-    Ok(())
+    super::memory::write(&svg, || picture::svg(&ChipView::of_device(i), measured.as_ref()))
 }

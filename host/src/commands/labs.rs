@@ -318,27 +318,33 @@ pub fn tour_command(flags: Flags) -> Result<(), Failure> {
     );
     warps_lab(Some(&gpu), &WarpsOptions { block: (30, 2, 1), svg: None })?;
     say(
-        "2. Coalescing",
+        "2. The memory hierarchy",
+        "A number lives in a register (one thread), shared memory (one block), the L2 (the chip) or DRAM\n(everything). Each step out holds more and answers slower; the rest of the tour is about staying close.",
+    );
+    let memory = super::memory::MemoryOptions { settings: ptx_ladder::labs::memory::Settings::full(2 << 30, 3), json: None, svg: None };
+    super::memory::memory_lab(&gpu, &memory)?;
+    say(
+        "3. Coalescing",
         "A warp's 32 loads become as few 32-byte sectors as their addresses allow. Neighbouring lanes reading\nneighbouring floats need 4 sectors; lanes 32 bytes apart need 32, for the same 128 useful bytes.",
     );
     coalesce_lab(&gpu, &CoalesceOptions { strides: vec![1, 2, 4, 8, 32], mebibytes: 256, matmul_size: 1024, reps: 10, svg: None })?;
     say(
-        "3. Shared-memory banks",
+        "4. Shared-memory banks",
         "Shared memory is 32 banks side by side. A warp reading 32 different banks is served at once; 32 words\nfrom one bank queue up. Padding or swizzling moves the data so a column spreads over all banks.",
     );
     banks_lab(&gpu, &BanksOptions { rounds: 128, reps: 10, svg: None })?;
     say(
-        "4. Divergence",
+        "5. Divergence",
         "Lanes of a warp share one instruction stream. When a branch splits them, the warp runs both sides,\neach with some lanes switched off; warps that agree internally pay one side.",
     );
     divergence_lab(&gpu, &DivergenceOptions { work: 4096, reps: 10, svg: None })?;
     say(
-        "5. Reduction",
+        "6. Reduction",
         "Summing is the first algorithm where threads must cooperate: through global memory, shared memory,\nregisters (shuffles) or atomics. Each step up removes trips to memory.",
     );
     reduce_lab(&gpu, &ReduceOptions { n: 1 << 26, reps: 10, svg: None })?;
     say(
-        "6. Occupancy",
+        "7. Occupancy",
         "Registers, shared memory and thread slots decide how many warps an SM holds. More resident warps give\nthe scheduler more work to switch to while others wait for memory.",
     );
     let occupancy = OccupancyOptions { arch: None, threads: 256, registers: 64, shared: 8192, live: true, floats: 1 << 25, reps: 10, svg: None };

@@ -18,6 +18,7 @@ pub fn run(mut flags: Flags) -> Result<(), Failure> {
     let tune = flags.switch("--tune")?;
     let tune_file = PathBuf::from(flags.value("--tune-file")?.unwrap_or_else(|| autotune::DEFAULT_FILE.into()));
     let seed = flags.number("--seed", 0, u64::MAX)?.unwrap_or(2026);
+    let no_cpu = flags.switch("--no-cpu")?;
     flags.finish()?;
 
     let size = match (size, m, n, k) {
@@ -55,13 +56,17 @@ pub fn run(mut flags: Flags) -> Result<(), Failure> {
     };
     let result = ladder::run(&gpu, &selected, &options, choice.note, &mut progress)?;
     print!("{}", report::table(&result));
+    let cpu = (!no_cpu).then(|| ptx_ladder::matmul::cpu::run(size, seed, None, &mut progress));
+    if let Some(cpu) = &cpu {
+        print!("{}", report::cpu_lines(&result, cpu));
+    }
     if let Some(path) = json {
         write(&path, &report::json(&result))?;
     }
     if let Some(path) = svg {
         write(&path, &report::svg(&result))?;
     }
-    if !result.all_correct() {
+    if !result.all_correct() || cpu.is_some_and(|c| !c.verdict.passed()) {
         return Err(ptx_ladder::Error::new("some results were WRONG (see the table)").into());
     }
     Ok(())

@@ -5,6 +5,7 @@
 //! CPU emulator (`ptx_ladder::emulator`) set up, so kernels run unchanged in
 //! tests without a GPU.
 
+mod clock;
 mod index;
 mod memory;
 mod sync;
@@ -14,6 +15,7 @@ mod warp;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod emulated;
 
+pub use clock::*;
 pub use index::*;
 pub use memory::*;
 pub use sync::*;

@@ -1,10 +1,11 @@
 //! Kernels of the concept labs (`host coalesce`, `banks`, `divergence`,
-//! `reduce`, `occupancy`, `warps`): small experiments, each isolating one
+//! `reduce`, `occupancy`, `warps`, `memory`): small experiments, each isolating one
 //! rule of the hardware.
 
 pub mod banks;
 pub mod coalesce;
 pub mod divergence;
+pub mod memory;
 pub mod occupancy;
 pub mod reduce;
 pub mod warps;
@@ -27,4 +28,10 @@ pub const KERNEL_NAMES: &[&str] = &[
     reduce::ATOMIC,
     occupancy::OCCUPANCY_COPY,
     warps::WARP_LANES,
+    memory::READ,
+    memory::SHARED_READ,
+    memory::CHASE_L1,
+    memory::CHASE_L2,
+    memory::CHASE_SHARED,
+    memory::FMA_CHAIN,
 ];
