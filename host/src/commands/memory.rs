@@ -14,11 +14,18 @@ pub struct MemoryOptions {
 }
 
 pub fn memory_command(mut flags: Flags) -> Result<(), Failure> {
-    let max_bytes = flags.number("--max-mib", 1, memory::MAX_BYTES >> 20)?.unwrap_or(4096) << 20;
+    let max_bytes = flags
+        .number("--max-mib", 1, memory::MAX_BYTES >> 20)?
+        .unwrap_or(4096)
+        << 20;
     let reps = flags.number("--reps", 1, 10_000)?.unwrap_or(5) as u32;
     let quick = flags.switch("--quick")?;
     let options = MemoryOptions {
-        settings: if quick { memory::Settings::quick(max_bytes) } else { memory::Settings::full(max_bytes, reps) },
+        settings: if quick {
+            memory::Settings::quick(max_bytes)
+        } else {
+            memory::Settings::full(max_bytes, reps)
+        },
         json: flags.value("--json")?.map(PathBuf::from),
         svg: flags.value("--svg")?.map(PathBuf::from),
     };
@@ -28,14 +35,21 @@ pub fn memory_command(mut flags: Flags) -> Result<(), Failure> {
 
 pub fn memory_lab(gpu: &Gpu, o: &MemoryOptions) -> Result<(), Failure> {
     let m = memory::run(gpu, &o.settings, &mut progress)?;
-    println!("where a number can live on {} (driver; L1 size from the architecture table):", m.device);
+    println!(
+        "where a number can live on {} (driver; L1 size from the architecture table):",
+        m.device
+    );
     print!("{}", m.capacities.table());
     println!("{}", m.capacities.comparison());
-    println!("\nread bandwidth against working-set size (128-bit loads, every thread's sum checked):");
+    println!(
+        "\nread bandwidth against working-set size (128-bit loads, every thread's sum checked):"
+    );
     print!("{}", memory::bandwidth_table(&m));
     println!();
     print!("{}", memory::shared_summary(&m));
-    println!("\nlatency: one thread, each load waiting for the one before, timed with the SM clock (%clock64):");
+    println!(
+        "\nlatency: one thread, each load waiting for the one before, timed with the SM clock (%clock64):"
+    );
     print!("{}", memory::latency_table(&m));
     write(&o.json, || m.to_json())?;
     write(&o.svg, || memory::svg(&m))
@@ -44,7 +58,8 @@ pub fn memory_lab(gpu: &Gpu, o: &MemoryOptions) -> Result<(), Failure> {
 /// Writes `text()` to `path` when a path was given.
 pub fn write(path: &Option<PathBuf>, text: impl FnOnce() -> String) -> Result<(), Failure> {
     if let Some(path) = path {
-        std::fs::write(path, text()).map_err(|e| ptx_ladder::Error::new(format!("writing {}: {e}", path.display())))?;
+        std::fs::write(path, text())
+            .map_err(|e| ptx_ladder::Error::new(format!("writing {}: {e}", path.display())))?;
         println!("wrote {}", path.display());
     }
     Ok(())
