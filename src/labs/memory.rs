@@ -109,7 +109,7 @@ pub fn capacities(info: &DeviceInfo) -> Capacities {
 /// quads, each SM a fixed corner of the set, and L1 would seem to hold sets
 /// many times its size.
 pub fn read_stride(threads: u32, quads: u32) -> u32 {
-    let unit = if quads % 32 == 0 && quads > 32 { 32 } else { 1 };
+    let unit = if quads.is_multiple_of(32) && quads > 32 { 32 } else { 1 };
     let units = quads / unit;
     if units <= 1 {
         return 0;
@@ -161,7 +161,7 @@ pub fn bandwidth(
     let largest = sets.iter().copied().max().unwrap_or(MIN_BYTES);
     if let Some(bad) = sets
         .iter()
-        .find(|&&b| !(MIN_BYTES..=MAX_BYTES).contains(&b) || b % 16 != 0)
+        .find(|&&b| !(MIN_BYTES..=MAX_BYTES).contains(&b) || !b.is_multiple_of(16))
     {
         return Err(Error::new(format!(
             "working sets must be multiples of 16 bytes from {MIN_BYTES} to {MAX_BYTES} (got {bad})"
@@ -696,7 +696,7 @@ mod tests {
             assert!(stride < quads.max(1), "{quads}: stride {stride}");
             if quads > 32 {
                 // The walk i, i + stride, ... covers every residue of the unit.
-                let unit = if quads % 32 == 0 { 32 } else { 1 };
+                let unit = if quads.is_multiple_of(32) { 32 } else { 1 };
                 let orbit = (quads / unit) as u64;
                 let mut seen = std::collections::HashSet::new();
                 let mut i = 0u32;
