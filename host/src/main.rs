@@ -34,10 +34,11 @@ concept labs (model beside measurement; --svg PATH writes the picture):
   banks     [--rounds R]         a 32x32 shared tile read by rows, columns, padded, swizzled, stride 2, broadcast
   divergence [--work W]          branches on i % 2, (i / 32) % 2 and the block index
   reduce    [--n N]              sum of n floats: global tree, shared tree, warp shuffles, atomics
-  memory    [--max-mib M] [--json PATH] [--quick]
+  memory    [--max-mib M] [--json PATH] [--quick] [--arch A]
                                  capacities; bandwidth from 16 KB to M MiB working sets (L1, L2, DRAM);
                                  shared memory against 128 B/clock/SM; latencies by pointer chasing
-                                 (--quick: tiny launches, for compute-sanitizer)
+                                 (--quick: tiny launches, for compute-sanitizer; --arch: the model
+                                 of a known GPU, no GPU needed)
   occupancy [--arch A] [--threads T] [--registers R] [--shared B] [--live] [--floats F]
                                  the occupancy calculator; --live checks it against the driver and
                                  measures a copy's bandwidth as occupancy drops

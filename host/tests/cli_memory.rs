@@ -45,6 +45,21 @@ fn info_draws_a_known_gpu_without_one() {
 }
 
 #[test]
+fn the_memory_model_prints_without_a_gpu() {
+    let out = host(&["memory", "--arch", "a6000"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("21.0 MB = 2.00x all L1/shared memory (10.5 MB)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("= 19354 GB/s = 25.2x its 768 GB/s DRAM"),
+        "{text}"
+    );
+}
+
+#[test]
 fn bad_memory_and_picture_input_is_one_line() {
     let usage: &[(&[&str], &str)] = &[
         (
@@ -56,6 +71,7 @@ fn bad_memory_and_picture_input_is_one_line() {
             "--max-mib must be between 1 and 16384 (got 0)",
         ),
         (&["memory", "--quick", "yes"], "--quick takes no value"),
+        (&["memory", "--arch", "voodoo2"], "--arch: unknown GPU"),
         (&["matmul", "--no-cpu", "1"], "--no-cpu takes no value"),
     ];
     for (args, expected) in usage {

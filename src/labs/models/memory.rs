@@ -283,8 +283,10 @@ pub enum Level {
     OnChip,
     L2,
     Dram,
+    /// Around one SM's L1 size: partly either.
+    L1OrL2,
     /// Within a factor of two of the L2 size: partly either.
-    Between,
+    L2OrDram,
 }
 
 impl Level {
@@ -293,7 +295,8 @@ impl Level {
             Level::OnChip => "L1 (on the SM)",
             Level::L2 => "L2",
             Level::Dram => "DRAM",
-            Level::Between => "L2 / DRAM",
+            Level::L1OrL2 => "L1 / L2",
+            Level::L2OrDram => "L2 / DRAM",
         }
     }
 }
@@ -308,8 +311,10 @@ pub fn expected_level(bytes: u64, l1_per_sm: u64, l2: u64) -> Level {
         Level::L2
     } else if bytes >= 2 * l2 {
         Level::Dram
+    } else if bytes <= l1_per_sm {
+        Level::L1OrL2
     } else {
-        Level::Between
+        Level::L2OrDram
     }
 }
 
@@ -505,9 +510,9 @@ mod tests {
     fn working_sets_are_placed_by_size() {
         let (l1, l2) = (256 * KIB, 60 * MIB);
         assert_eq!(expected_level(16 * KIB, l1, l2), Level::OnChip);
-        assert_eq!(expected_level(200 * KIB, l1, l2), Level::Between);
+        assert_eq!(expected_level(200 * KIB, l1, l2), Level::L1OrL2);
         assert_eq!(expected_level(8 * MIB, l1, l2), Level::L2);
-        assert_eq!(expected_level(40 * MIB, l1, l2), Level::Between);
+        assert_eq!(expected_level(40 * MIB, l1, l2), Level::L2OrDram);
         assert_eq!(expected_level(4 * GB, l1, l2), Level::Dram);
     }
 
