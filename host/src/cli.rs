@@ -8,6 +8,7 @@
 //! numbers use `value_parser = number::<T>(min, max)`, which accepts the
 //! spellings 4096, 268_435_456, 1e8 and 2^28 and names the range on error.
 
+use ptx_ladder::labs::models::memory::{Chip, chip_by_name};
 use clap::{Args, CommandFactory as _, Parser, Subcommand};
 use ptx_ladder::labs::models::occupancy::{Arch, arch_by_name};
 use std::path::PathBuf;
@@ -38,8 +39,8 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    /// The GPU: SMs, warps, registers, shared memory, L2, clocks, peaks
-    Info,
+    /// The GPU: SMs, warps, registers, shared memory, L2, clocks, peaks; --svg draws it
+    Info(InfoArgs),
     /// c = a + b on N floats, checked on the CPU and timed against a device-to-device copy
     Vecadd(VecaddArgs),
     /// The SGEMM ladder: every rung checked and timed against cuBLAS
@@ -54,6 +55,8 @@ pub enum Command {
     Divergence(DivergenceArgs),
     /// The sum of n floats: global tree, shared tree, warp shuffles, atomics
     Reduce(ReduceArgs),
+    /// Where a number can live: capacities, bandwidth by working-set size, latencies
+    Memory(MemoryArgs),
     /// The occupancy calculator; --live checks it against the driver
     Occupancy(OccupancyArgs),
     /// All labs in teaching order, with short explanations
@@ -83,6 +86,41 @@ pub struct RepsArg {
     /// Timed runs per measurement; the median is reported (1 to 10000)
     #[arg(long, value_name = "R", default_value = "20", value_parser = number::<u32>(1, 10_000))]
     pub reps: u32,
+}
+
+#[derive(Args, Debug)]
+pub struct InfoArgs {
+    /// Also draw the GPU (SMs, one SM opened up, L2, DRAM, to scale) to this SVG file
+    #[arg(long, value_name = "PATH")]
+    pub svg: Option<PathBuf>,
+    /// Describe and draw a known GPU from the architecture tables instead, no GPU needed:
+    /// T4, A100, A6000, L4, H100 or H200
+    #[arg(long, value_name = "NAME", value_parser = chip)]
+    pub arch: Option<&'static Chip>,
+    /// Add the bandwidths and latencies that `memory --json` measured to the picture
+    #[arg(long, value_name = "PATH")]
+    pub memory_json: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct MemoryArgs {
+    /// Largest working set of the bandwidth sweep, in MiB (1 to 16384)
+    #[arg(long, value_name = "MIB", default_value = "4096", value_parser = number::<u64>(1, ptx_ladder::labs::memory::MAX_BYTES >> 20))]
+    pub max_mib: u64,
+    /// Tiny launches of every kernel and check, for compute-sanitizer (not a measurement)
+    #[arg(long)]
+    pub quick: bool,
+    /// Print the model of a known GPU instead, no GPU needed: T4, A100, A6000, L4, H100 or H200
+    #[arg(long, value_name = "NAME", value_parser = chip)]
+    pub arch: Option<&'static Chip>,
+    /// Also write the measurements as JSON (for `info --memory-json`)
+    #[arg(long, value_name = "PATH")]
+    pub json: Option<PathBuf>,
+    /// Timed runs per measurement; the median is reported (1 to 10000)
+    #[arg(long, value_name = "R", default_value = "5", value_parser = number::<u32>(1, 10_000))]
+    pub reps: u32,
+    #[command(flatten)]
+    pub svg: SvgArg,
 }
 
 #[derive(Args, Debug)]
@@ -141,6 +179,9 @@ pub struct MatmulArgs {
     /// against cuBLAS BF16)
     #[arg(long, value_enum, default_value_t = LadderType::F32, conflicts_with = "tune")]
     pub dtype: LadderType,
+    /// Leave out the CPU row (the same GEMM on all CPU cores with the `gemm` crate)
+    #[arg(long)]
+    pub no_cpu: bool,
 }
 
 /// `--dtype`: the element type of the ladder to run.
@@ -294,6 +335,11 @@ fn block_shape(text: &str) -> Result<(u32, u32, u32), String> {
 
 fn arch(text: &str) -> Result<&'static Arch, String> {
     arch_by_name(text)
+}
+
+/// `--arch` of `memory` and `info`: a GPU of the memory model's table.
+fn chip(text: &str) -> Result<&'static Chip, String> {
+    chip_by_name(text)
 }
 
 #[cfg(test)]

@@ -53,7 +53,7 @@ fn main() -> ExitCode {
 
 fn run(command: Command) -> Result<(), Failure> {
     match command {
-        Command::Info => commands::info::run(),
+        Command::Info(args) => commands::info::run(args),
         Command::Vecadd(args) => commands::vecadd::run(args),
         Command::Matmul(args) => commands::matmul::run(args),
         Command::Warps(args) => commands::labs::warps_command(args),
@@ -61,6 +61,7 @@ fn run(command: Command) -> Result<(), Failure> {
         Command::Banks(args) => commands::labs::banks_command(args),
         Command::Divergence(args) => commands::labs::divergence_command(args),
         Command::Reduce(args) => commands::labs::reduce_command(args),
+        Command::Memory(args) => commands::memory::memory_command(args),
         Command::Occupancy(args) => commands::labs::occupancy_command(args),
         Command::Tour => commands::labs::tour_command(),
     }

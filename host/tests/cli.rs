@@ -40,7 +40,7 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-const COMMANDS: [&str; 10] = ["info", "vecadd", "matmul", "warps", "coalesce", "banks", "divergence", "reduce", "occupancy", "tour"];
+const COMMANDS: [&str; 11] = ["info", "vecadd", "matmul", "warps", "coalesce", "banks", "divergence", "reduce", "memory", "occupancy", "tour"];
 
 #[test]
 fn every_help_form_works() {
@@ -230,7 +230,7 @@ fn the_tour_runs_every_part_that_needs_no_gpu() {
     }
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     let text = stdout(&out);
-    for part in ["1. Warps", "2. Coalescing", "3. Shared-memory banks", "4. Divergence", "5. Reduction", "6. Occupancy", "End of the tour"] {
+    for part in ["1. Warps", "2. The memory hierarchy", "3. Coalescing", "4. Shared-memory banks", "5. Divergence", "6. Reduction", "7. Occupancy", "End of the tour"] {
         assert!(text.contains(part), "tour lacks {part}");
     }
     assert!(text.contains("H100/H200") && text.contains("conflict degree"), "{text}");

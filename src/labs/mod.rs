@@ -5,7 +5,9 @@
 pub mod banks;
 pub mod coalesce;
 pub mod divergence;
+pub mod memory;
 pub mod models;
 pub mod occupancy;
+pub mod picture;
 pub mod reduce;
 pub mod warps;

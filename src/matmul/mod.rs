@@ -3,6 +3,7 @@
 pub mod autotune;
 pub mod bf16;
 pub mod check;
+pub mod cpu;
 pub mod cublas;
 pub mod dtype;
 pub mod hopper;

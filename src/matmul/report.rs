@@ -150,6 +150,39 @@ struct JsonRow<'a> {
     skipped: Option<&'a str>,
 }
 
+/// The CPU row, in the table's columns, and the bargain: the GPU's best
+/// rung and cuBLAS against all CPU cores.
+pub fn cpu_lines(report: &Report, cpu: &super::cpu::CpuRow) -> String {
+    let with_cublas = cublas_gflops(report).is_some();
+    let percent = cublas_gflops(report).map(|b| format!("{:>9} ", format!("{:.2}%", 100.0 * cpu.gflops / b)));
+    let error = if cpu.verdict.passed() { format!("{:.1e}", cpu.verdict.relative_error) } else { "WRONG".into() };
+    let mut out = format!(
+        "{:<4} {:<26} {:>9.3} {:>9.0} {}{:>7} {:>8} {:>9} {:>8} {:>12}  gemm crate\n",
+        "cpu",
+        format!("{} CPU threads", cpu.threads),
+        cpu.timing.median_ms,
+        cpu.gflops,
+        if with_cublas { percent.unwrap_or_default() } else { String::new() },
+        "-",
+        error,
+        "-",
+        "-",
+        "-",
+    );
+    let best = report.rows.iter().filter_map(|r| r.gflops.map(|g| (r, g))).max_by(|a, b| a.1.total_cmp(&b.1));
+    if let Some((row, g)) = best {
+        let _ = write!(out, "GPU / CPU: best rung ({} {}) {:.0}x", row.id, row.title, g / cpu.gflops);
+        if let Some(b) = cublas_gflops(report) {
+            let _ = write!(out, ", cuBLAS {:.0}x", b / cpu.gflops);
+        }
+        let _ = writeln!(out, " the CPU's {:.0} GFLOP/s (median of {} runs)", cpu.gflops, cpu.timing.runs);
+    }
+    if !cpu.verdict.passed() {
+        let _ = writeln!(out, "the CPU row is WRONG: {}", cpu.verdict.describe());
+    }
+    out
+}
+
 impl<'a> JsonRow<'a> {
     fn new(row: &'a Row, percent: Option<f64>, speedup: Option<f64>) -> Self {
     let t = row.timing.as_ref();
@@ -304,6 +337,22 @@ mod tests {
         let with = table(&report(Some(200.0)));
         assert!(with.contains("% cuBLAS") && with.contains("20.0%"), "{with}");
         assert!(with.contains("best rung: 3 rung 3 at 20.0% of cuBLAS"), "{with}");
+    }
+
+    #[test]
+    fn the_cpu_row_gives_the_gpu_cpu_ratio() {
+        let cpu = crate::matmul::cpu::CpuRow {
+            threads: 16,
+            verdict: Verdict { relative_error: 2e-7, nan_count: 0, tolerance: 1e-5 },
+            timing: Timing { median_ms: 1000.0, min_ms: 900.0, max_ms: 1100.0, runs: 3 },
+            gflops: 2.0,
+        };
+        let text = cpu_lines(&report(Some(200.0)), &cpu);
+        assert!(text.starts_with("cpu  16 CPU threads"), "{text}");
+        assert!(text.contains("1.00%") && text.contains("2.0e-7"), "{text}");
+        assert!(text.contains("GPU / CPU: best rung (3 rung 3) 20x, cuBLAS 100x the CPU's 2 GFLOP/s (median of 3 runs)"), "{text}");
+        let wrong = crate::matmul::cpu::CpuRow { verdict: Verdict { relative_error: 1.0, nan_count: 0, tolerance: 1e-5 }, ..cpu };
+        assert!(cpu_lines(&report(None), &wrong).contains("the CPU row is WRONG"));
     }
 
     #[test]

@@ -1,10 +1,36 @@
-//! `ptx-ladder info`: what the driver reports, and the two ceilings it implies.
+//! `ptx-ladder info`: what the driver reports, and the two ceilings it
+//! implies; `--svg` draws the GPU.
 
 use crate::Failure;
-use crate::output::outln;
+use crate::cli::InfoArgs;
+use crate::output::{Files, check_writable, out, outln};
 use ptx_ladder::device::Gpu;
+use ptx_ladder::labs::models::memory::{Capacities, Measured};
+use ptx_ladder::labs::picture::{self, ChipView};
 
-pub fn run() -> Result<(), Failure> {
+pub fn run(args: InfoArgs) -> Result<(), Failure> {
+    if let Some(path) = &args.svg {
+        check_writable("--svg", path)?;
+    }
+    let mut files = Files::default();
+    let measured = match &args.memory_json {
+        Some(path) => Some(
+            std::fs::read_to_string(path)
+                .map_err(|e| e.to_string())
+                .and_then(|text| Measured::from_json(&text))
+                .map_err(|e| ptx_ladder::Error::new(format!("reading {}: {e}", path.display())))?,
+        ),
+        None => None,
+    };
+    if let Some(chip) = args.arch {
+        // A known GPU from the architecture tables: no GPU needed.
+        outln!("{} (from the architecture tables, compute capability {}.{}):", chip.name, chip.compute_capability.0, chip.compute_capability.1)?;
+        out!("{}", Capacities::of_chip(chip).table())?;
+        if let Some(path) = &args.svg {
+            files.write(path, &picture::svg(&ChipView::of_chip(chip), measured.as_ref()))?;
+        }
+        return files.finish();
+    }
     let gpu = Gpu::open()?;
     let i = &gpu.info;
     let kb = |b: u32| format!("{:.1} KB", b as f64 / 1024.0);
@@ -58,5 +84,8 @@ pub fn run() -> Result<(), Failure> {
     for (name, value) in rows {
         outln!("  {name:<26} {value}")?;
     }
-    Ok(())
+    if let Some(path) = &args.svg {
+        files.write(path, &picture::svg(&ChipView::of_device(i), measured.as_ref()))?;
+    }
+    files.finish()
 }

@@ -23,11 +23,11 @@ fn model_error(e: String) -> Failure {
 }
 
 /// Checks `--svg` before any work.
-fn check_svg(path: &Option<PathBuf>) -> Result<(), Failure> {
+pub(super) fn check_svg(path: &Option<PathBuf>) -> Result<(), Failure> {
     path.as_deref().map_or(Ok(()), |p| check_writable("--svg", p))
 }
 
-fn write_svg(files: &mut Files, path: &Option<PathBuf>, picture: impl FnOnce() -> Result<String, Failure>) -> Result<(), Failure> {
+pub(super) fn write_svg(files: &mut Files, path: &Option<PathBuf>, picture: impl FnOnce() -> Result<String, Failure>) -> Result<(), Failure> {
     match path {
         Some(path) => files.write(path, &picture()?),
         None => Ok(()),
@@ -36,7 +36,7 @@ fn write_svg(files: &mut Files, path: &Option<PathBuf>, picture: impl FnOnce() -
 
 /// Runs one lab: checks `--svg`, opens the GPU if there is one, runs `lab`,
 /// writes the picture, and ends with exit 3 when the GPU part could not run.
-fn lab_command(svg: &Option<PathBuf>, lab: impl FnOnce(Option<&Gpu>, &mut Files) -> Result<(), Failure>) -> Result<(), Failure> {
+pub(super) fn lab_command(svg: &Option<PathBuf>, lab: impl FnOnce(Option<&Gpu>, &mut Files) -> Result<(), Failure>) -> Result<(), Failure> {
     check_svg(svg)?;
     let gpu = open_gpu()?;
     let mut files = Files::default();
@@ -47,7 +47,7 @@ fn lab_command(svg: &Option<PathBuf>, lab: impl FnOnce(Option<&Gpu>, &mut Files)
 
 /// Where the GPU part of a lab would have been, in the tour (a lab run on
 /// its own ends with the error line instead).
-fn skipped(gpu: Option<&Gpu>) -> Result<(), Failure> {
+pub(super) fn skipped(gpu: Option<&Gpu>) -> Result<(), Failure> {
     match gpu {
         Some(_) => Ok(()),
         None => outln!("(the measurement needs a CUDA GPU: skipped)"),
@@ -287,7 +287,14 @@ pub fn tour_command() -> Result<(), Failure> {
     warps_lab(g, (30, 2, 1), None, &mut files)?;
     skipped(g)?;
     say(
-        "2. Coalescing",
+        "2. The memory hierarchy",
+        "A number lives in a register (one thread), shared memory (one block), the L2 (the chip) or DRAM\n(everything). Each step out holds more and answers slower; the rest of the tour is about staying close.",
+    )?;
+    let memory = crate::cli::MemoryArgs { max_mib: 2048, quick: false, arch: None, json: None, reps: 3, svg: crate::cli::SvgArg { svg: None } };
+    super::memory::memory_lab(g, &memory, &mut files)?;
+    skipped(g)?;
+    say(
+        "3. Coalescing",
         "A warp's 32 loads become as few 32-byte sectors as their addresses allow. Neighbouring lanes reading\nneighbouring floats need 4 sectors; lanes 32 bytes apart need 32, for the same 128 useful bytes.",
     )?;
     let coalesce = CoalesceArgs {
@@ -300,28 +307,28 @@ pub fn tour_command() -> Result<(), Failure> {
     coalesce_lab(g, &coalesce, &mut files)?;
     skipped(g)?;
     say(
-        "3. Shared-memory banks",
+        "4. Shared-memory banks",
         "Shared memory is 32 banks side by side. A warp reading 32 different banks is served at once; 32 words\nfrom one bank queue up. Padding or swizzling moves the data so a column spreads over all banks.",
     )?;
     let banks = BanksArgs { rounds: 128, reps: crate::cli::RepsArg { reps: 10 }, svg: crate::cli::SvgArg { svg: None } };
     banks_lab(g, &banks, &mut files)?;
     skipped(g)?;
     say(
-        "4. Divergence",
+        "5. Divergence",
         "Lanes of a warp share one instruction stream. When a branch splits them, the warp runs both sides,\neach with some lanes switched off; warps that agree internally pay one side.",
     )?;
     let divergence = DivergenceArgs { work: 4096, reps: crate::cli::RepsArg { reps: 10 }, svg: crate::cli::SvgArg { svg: None } };
     divergence_lab(g, &divergence, &mut files)?;
     skipped(g)?;
     say(
-        "5. Reduction",
+        "6. Reduction",
         "Summing is the first algorithm where threads must cooperate: through global memory, shared memory,\nregisters (shuffles) or atomics. Each step up removes trips to memory.",
     )?;
     let reduce = ReduceArgs { n: 1 << 26, reps: crate::cli::RepsArg { reps: 10 }, svg: crate::cli::SvgArg { svg: None } };
     reduce_lab(g, &reduce, &mut files)?;
     skipped(g)?;
     say(
-        "6. Occupancy",
+        "7. Occupancy",
         "Registers, shared memory and thread slots decide how many warps an SM holds. More resident warps give\nthe scheduler more work to switch to while others wait for memory.",
     )?;
     let occupancy = OccupancyArgs {

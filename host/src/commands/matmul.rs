@@ -4,8 +4,9 @@
 use super::{no_gpu, open_gpu};
 use crate::Failure;
 use crate::cli::{LadderType, MatmulArgs};
-use crate::output::{Files, check_writable, outln};
+use crate::output::{Files, check_writable, out, outln};
 use crate::progress::tracked;
+use ptx_ladder::matmul::cpu::{self, CpuRow};
 use ptx_ladder::matmul::{autotune, bf16, ladder, report, rungs};
 use std::path::Path;
 
@@ -52,7 +53,7 @@ pub fn run(args: MatmulArgs) -> Result<(), Failure> {
             None => bf16_rungs,
         };
         let result = tracked(|progress| bf16::ladder::run(&gpu, &selected, &options, progress))?;
-        return finish(&result, &args, files);
+        return finish(&result, None, &args, files);
     }
     let mut tuned = None;
     if args.tune {
@@ -80,12 +81,18 @@ pub fn run(args: MatmulArgs) -> Result<(), Failure> {
         None => all,
     };
     let result = tracked(|progress| ladder::run(&gpu, &selected, &options, choice.note, progress))?;
-    finish(&result, &args, files)
+    // The same SGEMM on every CPU core: the bargain the texts open with.
+    let cpu = (!args.no_cpu).then(|| tracked(|progress| cpu::run(size, args.seed, None, progress)));
+    finish(&result, cpu.as_ref(), &args, files)
 }
 
-/// Prints the table, writes the files asked for, and fails on a wrong result.
-fn finish(result: &ladder::Report, args: &MatmulArgs, mut files: Files) -> Result<(), Failure> {
+/// Prints the table (and the CPU row, if measured), writes the files asked
+/// for, and fails on a wrong result.
+fn finish(result: &ladder::Report, cpu: Option<&CpuRow>, args: &MatmulArgs, mut files: Files) -> Result<(), Failure> {
     outln!("{}", report::table(result).trim_end())?;
+    if let Some(cpu) = cpu {
+        out!("{}", report::cpu_lines(result, cpu))?;
+    }
     if let Some(path) = &args.json {
         files.write(path, &report::json(result))?;
     }
@@ -93,7 +100,7 @@ fn finish(result: &ladder::Report, args: &MatmulArgs, mut files: Files) -> Resul
         files.write(path, &report::svg(result))?;
     }
     files.finish()?;
-    if !result.all_correct() {
+    if !result.all_correct() || cpu.is_some_and(|c| !c.verdict.passed()) {
         return Err(ptx_ladder::Error::new("some results were WRONG (see the table)").into());
     }
     Ok(())

@@ -3,6 +3,7 @@
 pub mod info;
 pub mod labs;
 pub mod matmul;
+pub mod memory;
 pub mod vecadd;
 
 use crate::Failure;

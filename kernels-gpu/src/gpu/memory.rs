@@ -175,3 +175,41 @@ pub fn advance(ptr: *const f32, elements: u32) -> *const f32 {
         ptr.wrapping_add(elements as usize)
     }
 }
+
+/// Loads the 64-bit word at generic address `ptr`, allowing it to be kept
+/// in the SM's L1 cache (`ld.ca.u64`: "cache at all levels").
+///
+/// # Safety
+/// `ptr` must point to a readable, 8-byte aligned word in global memory.
+#[inline(always)]
+pub unsafe fn load_u64_cache_all(ptr: *const u64) -> u64 {
+    #[cfg(target_arch = "nvptx64")]
+    unsafe {
+        let value: u64;
+        core::arch::asm!("ld.ca.u64 {v}, [{p}];", v = out(reg64) value, p = in(reg64) ptr, options(readonly, nostack));
+        value
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    unsafe {
+        ptr.read()
+    }
+}
+
+/// Loads the 64-bit word at generic address `ptr` from L2, never from L1
+/// (`ld.cg.u64`: "cache globally").
+///
+/// # Safety
+/// `ptr` must point to a readable, 8-byte aligned word in global memory.
+#[inline(always)]
+pub unsafe fn load_u64_cache_global(ptr: *const u64) -> u64 {
+    #[cfg(target_arch = "nvptx64")]
+    unsafe {
+        let value: u64;
+        core::arch::asm!("ld.cg.u64 {v}, [{p}];", v = out(reg64) value, p = in(reg64) ptr, options(readonly, nostack));
+        value
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    unsafe {
+        ptr.read()
+    }
+}

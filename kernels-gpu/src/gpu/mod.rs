@@ -5,6 +5,7 @@
 //! CPU emulator (`ptx_ladder::emulator`) set up, so kernels run unchanged in
 //! tests without a GPU.
 
+mod clock;
 mod index;
 mod memory;
 mod sync;
@@ -16,6 +17,7 @@ pub mod hopper;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod emulated;
 
+pub use clock::*;
 pub use index::*;
 pub use memory::*;
 pub use sync::*;

@@ -1,10 +1,11 @@
 //! Kernels of the concept labs (`host coalesce`, `banks`, `divergence`,
-//! `reduce`, `occupancy`, `warps`): small experiments, each isolating one
+//! `reduce`, `occupancy`, `warps`, `memory`): small experiments, each isolating one
 //! rule of the hardware.
 
 pub mod banks;
 pub mod coalesce;
 pub mod divergence;
+pub mod memory;
 pub mod occupancy;
 pub mod reduce;
 pub mod warps;
@@ -27,4 +28,10 @@ pub const KERNEL_NAMES: &[&str] = &[
     reduce::REDUCE_ATOMIC.name(),
     occupancy::OCCUPANCY_COPY.name(),
     warps::WARP_LANES.name(),
+    memory::MEMORY_READ.name(),
+    memory::MEMORY_SHARED_READ.name(),
+    memory::MEMORY_CHASE_L1.name(),
+    memory::MEMORY_CHASE_L2.name(),
+    memory::MEMORY_CHASE_SHARED.name(),
+    memory::MEMORY_FMA_CHAIN.name(),
 ];

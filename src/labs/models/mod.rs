@@ -7,5 +7,6 @@
 pub mod banks;
 pub mod coalesce;
 pub mod divergence;
+pub mod memory;
 pub mod occupancy;
 pub mod warps;
