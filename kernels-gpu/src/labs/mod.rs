@@ -1,11 +1,12 @@
 //! Kernels of the concept labs (`host coalesce`, `banks`, `divergence`,
-//! `reduce`, `occupancy`, `warps`): small experiments, each isolating one
+//! `reduce`, `occupancy`, `warps`, `pitfalls`): small experiments, each isolating one
 //! rule of the hardware.
 
 pub mod banks;
 pub mod coalesce;
 pub mod divergence;
 pub mod occupancy;
+pub mod pitfalls;
 pub mod reduce;
 pub mod warps;
 
@@ -27,4 +28,15 @@ pub const KERNEL_NAMES: &[&str] = &[
     reduce::ATOMIC,
     occupancy::OCCUPANCY_COPY,
     warps::WARP_LANES,
+    pitfalls::TREE_BARRIER_IN_BRANCH,
+    pitfalls::TREE_MISSING_BARRIER,
+    pitfalls::TREE_SUM,
+    pitfalls::REVERSE_EARLY_RETURN,
+    pitfalls::REVERSE_MISSING_BARRIER,
+    pitfalls::REVERSE,
+    pitfalls::ADD_UNMASKED,
+    pitfalls::ADD_MASKED,
+    pitfalls::WAIT_FOR_NEXT_BLOCK,
+    pitfalls::SET_FLAG,
+    pitfalls::READ_FLAG,
 ];

@@ -1,0 +1,149 @@
+//! Shared-memory race detection, in the spirit of compute-sanitizer's
+//! racecheck: within one barrier interval (between two `sync_threads`
+//! of the block), two different threads touching the same 32-bit word,
+//! at least one of them writing, is a hazard. Nothing but a barrier orders
+//! the threads of a block, so the emulator's order is only one of those a
+//! GPU may pick.
+//!
+//! Decisions, kept simple and sound for the ladder:
+//! - lanes of one warp count as different threads: since Volta a warp's
+//!   lanes are not guaranteed to run in lockstep, and warp shuffles and
+//!   `mma` exchange registers, not memory;
+//! - two writes of the same value are not a hazard (the result does not
+//!   depend on their order);
+//! - atomics are never a hazard with each other, and are not tracked;
+//! - a `cp.async` copy counts as written by its thread when issued (the
+//!   emulator copies at once); a copy the kernel waits for in a later
+//!   interval is not tracked into that interval.
+
+use super::findings::Hazard;
+use kernels_gpu::gpu::emulated::{Access, AccessKind};
+
+const NOBODY: u32 = u32::MAX;
+
+/// Who touched one word in the current interval.
+#[derive(Clone, Copy)]
+struct Word {
+    interval: u64,
+    writer: u32,
+    value: u32,
+    /// Up to two different readers: enough to find a reader other than
+    /// any given writer.
+    readers: [u32; 2],
+    /// A hazard on this word was already reported in this interval.
+    reported: bool,
+}
+
+const FRESH: Word = Word { interval: 0, writer: NOBODY, value: 0, readers: [NOBODY; 2], reported: false };
+
+/// One shadow word per 32-bit word of the block's shared memory.
+pub(super) struct Shadow {
+    words: Vec<Word>,
+}
+
+/// A hazard found on the word at `offset` (bytes).
+pub(super) struct Found {
+    pub hazard: Hazard,
+    pub offset: u32,
+    pub first: u32,
+    pub second: u32,
+}
+
+impl Shadow {
+    pub fn new(bytes: u32) -> Shadow {
+        Shadow { words: vec![FRESH; bytes.div_ceil(4) as usize] }
+    }
+
+    /// Records `access` by `thread` at byte `offset` during barrier
+    /// interval `interval` (intervals only grow, so old entries expire by
+    /// themselves). Returns the first new hazard, if any.
+    pub fn record(&mut self, interval: u64, thread: u32, offset: usize, access: Access) -> Option<Found> {
+        if access.kind == AccessKind::Atomic {
+            return None;
+        }
+        let mut found = None;
+        for i in 0..(access.bytes / 4) as usize {
+            let index = offset / 4 + i;
+            let Some(word) = self.words.get_mut(index) else { break };
+            if word.interval != interval {
+                *word = Word { interval, ..FRESH };
+            }
+            let hazard = match access.kind {
+                AccessKind::Read => {
+                    if word.readers[0] == NOBODY {
+                        word.readers[0] = thread;
+                    } else if word.readers[0] != thread && word.readers[1] == NOBODY {
+                        word.readers[1] = thread;
+                    }
+                    (word.writer != NOBODY && word.writer != thread).then_some((Hazard::ReadAfterWrite, word.writer))
+                }
+                _ => {
+                    let value = access.words[i];
+                    let reader = word.readers.into_iter().find(|&r| r != NOBODY && r != thread);
+                    let hazard = if let Some(reader) = reader {
+                        Some((Hazard::WriteAfterRead, reader))
+                    } else if word.writer != NOBODY && word.writer != thread && word.value != value {
+                        Some((Hazard::WriteAfterWrite, word.writer))
+                    } else {
+                        None
+                    };
+                    word.writer = thread;
+                    word.value = value;
+                    hazard
+                }
+            };
+            if let Some((hazard, other)) = hazard
+                && !word.reported
+            {
+                word.reported = true;
+                found.get_or_insert(Found { hazard, offset: (index * 4) as u32, first: other, second: thread });
+            }
+        }
+        found
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read() -> Access {
+        Access { kind: AccessKind::Read, bytes: 4, words: [0; 4] }
+    }
+
+    fn write(value: u32) -> Access {
+        Access { kind: AccessKind::Write, bytes: 4, words: [value, 0, 0, 0] }
+    }
+
+    #[test]
+    fn hazards_between_threads_within_one_interval() {
+        let mut shadow = Shadow::new(64);
+        // A thread reading and writing its own word is fine.
+        assert!(shadow.record(1, 3, 12, write(1)).is_none());
+        assert!(shadow.record(1, 3, 12, read()).is_none());
+        let raw = shadow.record(1, 4, 12, read()).expect("read after another's write");
+        assert_eq!((raw.hazard, raw.offset, raw.first, raw.second), (Hazard::ReadAfterWrite, 12, 3, 4));
+        // Reported once per word and interval.
+        assert!(shadow.record(1, 5, 12, read()).is_none());
+        let war = shadow.record(1, 7, 16, read()).xor(shadow.record(1, 8, 16, write(2))).unwrap();
+        assert_eq!((war.hazard, war.first, war.second), (Hazard::WriteAfterRead, 7, 8));
+        // Same value twice is benign; a different value is not.
+        assert!(shadow.record(1, 1, 20, write(9)).is_none());
+        assert!(shadow.record(1, 2, 20, write(9)).is_none());
+        let waw = shadow.record(1, 6, 20, write(10)).unwrap();
+        assert_eq!((waw.hazard, waw.first, waw.second), (Hazard::WriteAfterWrite, 2, 6));
+    }
+
+    #[test]
+    fn a_barrier_between_the_accesses_removes_the_hazard() {
+        let mut shadow = Shadow::new(16);
+        assert!(shadow.record(1, 0, 0, write(1)).is_none());
+        assert!(shadow.record(2, 1, 0, read()).is_none());
+        assert!(shadow.record(3, 2, 0, write(5)).is_none());
+        let atomic = Access { kind: AccessKind::Atomic, bytes: 4, words: [0; 4] };
+        assert!(shadow.record(3, 3, 0, atomic).is_none());
+        // A 16-byte access reports its first hazardous word.
+        let wide = Access { kind: AccessKind::Read, bytes: 16, words: [0; 4] };
+        assert_eq!(shadow.record(3, 4, 0, wide).map(|f| f.offset), Some(0));
+    }
+}
