@@ -33,6 +33,8 @@ concept labs (model beside measurement; --svg PATH writes the picture):
   occupancy [--arch A] [--threads T] [--registers R] [--shared B] [--live] [--floats F]
                                  the occupancy calculator; --live checks it against the driver and
                                  measures a copy's bandwidth as occupancy drops
+  pitfalls  [--n N]              bugs a GPU does not report (divergent barriers, races, missing masks,
+                                 blocks waiting on each other), caught on the CPU emulator; no GPU needed
   tour                           all labs in teaching order, with short explanations
   help                           this text
 
@@ -72,6 +74,7 @@ fn main() -> ExitCode {
         "reduce" => commands::labs::reduce_command(flags),
         "occupancy" => commands::labs::occupancy_command(flags),
         "warps" => commands::labs::warps_command(flags),
+        "pitfalls" => commands::pitfalls::run(flags),
         "tour" => commands::labs::tour_command(flags),
         "help" | "--help" | "-h" => {
             println!("{USAGE}");

@@ -79,7 +79,7 @@ pub struct Report {
 }
 
 impl Report {
-    pub(super) fn new(kernel: &str) -> Report {
+    pub fn new(kernel: &str) -> Report {
         Report { kernel: kernel.to_string(), findings: Vec::new(), unlisted: 0 }
     }
 
@@ -139,21 +139,29 @@ fn block(b: Dim3) -> String {
 
 impl fmt::Display for BarrierMismatch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (noun, what) = match self.warp {
-            Some(w) => ("lane", format!("warp {w} of {}: a warp shuffle or mma", block(self.block))),
-            None => ("thread", format!("{}: a barrier (sync_threads)", block(self.block))),
+        let noun = match self.warp {
+            Some(w) => {
+                write!(f, "warp shuffle or mma not reached by every lane of warp {w} of {}: ", block(self.block))?;
+                "lane"
+            }
+            None => {
+                write!(f, "barrier (sync_threads) not reached by every thread of {}: ", block(self.block))?;
+                "thread"
+            }
         };
-        write!(f, "barrier not reached by every thread, {what}. ")?;
-        for (site, waiting) in &self.waiting {
-            write!(f, "{} wait{} at {site}; ", threads(waiting, noun), if waiting.len() == 1 { "s" } else { "" })?;
-        }
+        let mut parts: Vec<String> = self
+            .waiting
+            .iter()
+            .map(|(site, waiting)| format!("{} wait{} at {site}", threads(waiting, noun), if waiting.len() == 1 { "s" } else { "" }))
+            .collect();
         if !self.exited.is_empty() {
-            write!(f, "{} already returned and will never arrive; ", threads(&self.exited, noun))?;
+            parts.push(format!("{} already returned and will never arrive", threads(&self.exited, noun)));
         }
+        write!(f, "{}", parts.join("; "))?;
         if self.waiting.len() > 1 {
-            write!(f, "threads waiting at different barriers are not waiting for each other; ")?;
+            f.write_str(" (threads at different barriers do not wait for each other)")?;
         }
-        f.write_str("on a GPU this hangs, or runs on with undefined results")
+        f.write_str(". On a GPU the block hangs, or runs on with undefined results")
     }
 }
 

@@ -96,8 +96,14 @@ impl Block {
         if let Broken(Some(mismatch)) = broken {
             self.broken(mismatch, warp);
         }
-        panic!("{STOPPED}");
+        stop_thread()
     }
+}
+
+/// Ends this emulated thread without the panic hook's message: the reason
+/// is reported once, by whoever found it.
+fn stop_thread() -> ! {
+    std::panic::resume_unwind(Box::new(STOPPED))
 }
 
 unsafe fn hook_barrier(block: *const (), site: &'static Location<'static>) {
@@ -227,7 +233,7 @@ pub unsafe fn launch_checked(shape: LaunchShape, checks: &Checks, kernel: impl F
                         let between_site = Location::caller();
                         let wait_between = || {
                             if between.wait(rank, between_site, &block.failed, || ()).is_err() {
-                                panic!("{STOPPED}");
+                                stop_thread();
                             }
                         };
                         let run = std::panic::AssertUnwindSafe(|| {

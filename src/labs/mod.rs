@@ -7,5 +7,6 @@ pub mod coalesce;
 pub mod divergence;
 pub mod models;
 pub mod occupancy;
+pub mod pitfalls;
 pub mod reduce;
 pub mod warps;

@@ -344,6 +344,11 @@ pub fn tour_command(flags: Flags) -> Result<(), Failure> {
     let occupancy = OccupancyOptions { arch: None, threads: 256, registers: 64, shared: 8192, live: true, floats: 1 << 25, reps: 10, svg: None };
     occupancy_calculator(&occupancy)?;
     occupancy_live(&gpu, &occupancy)?;
+    say(
+        "7. Bugs the GPU does not report",
+        "A barrier some threads never reach, two threads racing on shared memory, a thread past the end of an\narray, a block waiting for another: the GPU answers with a hang or a wrong number, never an error.\nThe CPU emulator's checkers name each one.",
+    );
+    super::pitfalls::lab(&ptx_ladder::labs::pitfalls::Options::default())?;
     say("End of the tour", "`host matmul` puts all of it together: the SGEMM ladder, rung by rung, against cuBLAS.");
     Ok(())
 }

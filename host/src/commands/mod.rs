@@ -3,4 +3,5 @@
 pub mod info;
 pub mod labs;
 pub mod matmul;
+pub mod pitfalls;
 pub mod vecadd;
