@@ -32,7 +32,7 @@ impl Default for Options {
 /// examples only go wrong there) and stay small (one OS thread per GPU
 /// thread).
 pub fn validate(n: u32) -> Result<()> {
-    if !(THREADS + 1..=1 << 16).contains(&n) || n % THREADS == 0 {
+    if !(THREADS + 1..=1 << 16).contains(&n) || n.is_multiple_of(THREADS) {
         return Err(Error::new(format!(
             "--n must be between {} and 65536 and not a multiple of {THREADS} (the block size), so the last block is partly past the data (got {n})",
             THREADS + 1
@@ -112,7 +112,9 @@ fn run_array(name: &'static str, kernel: ArrayKernel, src: &[f32], outputs: usiz
 
 /// "all 3 right" or "2 of 3 wrong (first: index 1, 0.25 instead of 1.5)".
 fn compare(got: &[f32], expected: &[f64]) -> (bool, String) {
-    let wrong: Vec<usize> = (0..expected.len()).filter(|&i| !((got[i] as f64 - expected[i]).abs() <= 1e-4 * expected[i].abs().max(1.0))).collect();
+    // A NaN compares false, so it counts as wrong.
+    let right = |i: usize| (got[i] as f64 - expected[i]).abs() <= 1e-4 * expected[i].abs().max(1.0);
+    let wrong: Vec<usize> = (0..expected.len()).filter(|&i| !right(i)).collect();
     match wrong.first() {
         None => (true, format!("all {} values right", expected.len())),
         Some(&i) => (false, format!("{} of {} values wrong (first: index {i}, {} instead of {:.6})", wrong.len(), expected.len(), got[i], expected[i])),
