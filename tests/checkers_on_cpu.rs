@@ -17,11 +17,18 @@ use ptx_ladder::labs::pitfalls::{Bug, Case, Options, run, validate};
 use ptx_ladder::random::uniform;
 
 fn shape(blocks: u32, threads: u32, shared_bytes: u32) -> LaunchShape {
-    LaunchShape { grid: Dim3::new(blocks, 1, 1), block: Dim3::new(threads, 1, 1), shared_bytes }
+    LaunchShape {
+        grid: Dim3::new(blocks, 1, 1),
+        block: Dim3::new(threads, 1, 1),
+        shared_bytes,
+    }
 }
 
 fn case<'a>(cases: &'a [Case], title: &str) -> &'a Case {
-    cases.iter().find(|c| c.title == title).unwrap_or_else(|| panic!("no case {title}"))
+    cases
+        .iter()
+        .find(|c| c.title == title)
+        .unwrap_or_else(|| panic!("no case {title}"))
 }
 
 #[test]
@@ -33,8 +40,16 @@ fn every_pitfall_is_caught_and_every_fix_is_clean() {
         assert!(c.fix_is_clean(), "fix not clean: {c}");
         // A broken kernel is caught by its own checker and no other.
         let r = &c.broken.report;
-        let kinds = [r.barrier_mismatches().count() > 0, r.races().count() > 0, r.out_of_bounds().count() > 0];
-        let expected = [c.bug == Bug::Barrier, c.bug == Bug::Race, c.bug == Bug::OutOfBounds];
+        let kinds = [
+            r.barrier_mismatches().count() > 0,
+            r.races().count() > 0,
+            r.out_of_bounds().count() > 0,
+        ];
+        let expected = [
+            c.bug == Bug::Barrier,
+            c.bug == Bug::Race,
+            c.bug == Bug::OutOfBounds,
+        ];
         assert_eq!(kinds, expected, "{c}");
     }
     ptx_ladder::labs::pitfalls::verdict(&cases).unwrap();
@@ -43,17 +58,45 @@ fn every_pitfall_is_caught_and_every_fix_is_clean() {
 #[test]
 fn a_barrier_in_a_branch_names_who_waits_and_who_left() {
     let cases = run(&Options { n: 300 }).unwrap();
-    let branch = case(&cases, "A barrier inside a divergent branch").broken.report.barrier_mismatches().next().cloned().unwrap();
+    let branch = case(&cases, "A barrier inside a divergent branch")
+        .broken
+        .report
+        .barrier_mismatches()
+        .next()
+        .cloned()
+        .unwrap();
     assert_eq!((branch.block, branch.warp), (Dim3::new(0, 0, 0), None));
     assert_eq!(branch.waiting.len(), 1);
-    assert!(branch.waiting[0].0.starts_with("kernels-gpu/src/labs/pitfalls.rs:"), "{:?}", branch.waiting);
+    assert!(
+        branch.waiting[0]
+            .0
+            .starts_with("kernels-gpu/src/labs/pitfalls.rs:"),
+        "{:?}",
+        branch.waiting
+    );
     assert_eq!(branch.waiting[0].1, (0..64).collect::<Vec<u32>>());
     assert_eq!(branch.exited, (64..128).collect::<Vec<u32>>());
-    assert!(branch.to_string().contains("threads 0-63 wait at kernels-gpu/src/labs/pitfalls.rs:"), "{branch}");
-    assert!(branch.to_string().contains("threads 64-127 already returned"), "{branch}");
+    assert!(
+        branch
+            .to_string()
+            .contains("threads 0-63 wait at kernels-gpu/src/labs/pitfalls.rs:"),
+        "{branch}"
+    );
+    assert!(
+        branch
+            .to_string()
+            .contains("threads 64-127 already returned"),
+        "{branch}"
+    );
 
     // 300 elements: the third block holds 44; its other 84 threads return.
-    let early = case(&cases, "An early return before a barrier").broken.report.barrier_mismatches().next().cloned().unwrap();
+    let early = case(&cases, "An early return before a barrier")
+        .broken
+        .report
+        .barrier_mismatches()
+        .next()
+        .cloned()
+        .unwrap();
     assert_eq!(early.block, Dim3::new(2, 0, 0));
     assert_eq!(early.waiting[0].1, (0..44).collect::<Vec<u32>>());
     assert_eq!(early.exited, (44..128).collect::<Vec<u32>>());
@@ -62,32 +105,54 @@ fn a_barrier_in_a_branch_names_who_waits_and_who_left() {
 #[test]
 fn races_name_both_threads_the_word_and_the_hazard() {
     let cases = run(&Options::default()).unwrap();
-    let reverse = &case(&cases, "A tile read before everyone stored").broken.report;
+    let reverse = &case(&cases, "A tile read before everyone stored")
+        .broken
+        .report;
     for race in reverse.races() {
         // Thread t stores word t and reads word 127 - t: the pair is
         // always (t, 127 - t), the word one of theirs.
         assert_eq!(race.first + race.second, THREADS - 1, "{race}");
-        assert!(race.offset / 4 == race.first || race.offset / 4 == race.second, "{race}");
-        assert!(matches!(race.hazard, Hazard::ReadAfterWrite | Hazard::WriteAfterRead), "{race}");
+        assert!(
+            race.offset / 4 == race.first || race.offset / 4 == race.second,
+            "{race}"
+        );
+        assert!(
+            matches!(race.hazard, Hazard::ReadAfterWrite | Hazard::WriteAfterRead),
+            "{race}"
+        );
     }
     // Every word of the two full tiles is raced on; in the third block
     // (44 elements) only the 44 threads inside the data read a partner's.
-    assert_eq!(reverse.findings.len() + reverse.unlisted, 2 * THREADS as usize + 44);
-    let tree = &case(&cases, "A reduction step without its barrier").broken.report;
-    assert!(tree.races().all(|r| r.offset < 4 * THREADS && r.first != r.second), "{tree}");
+    assert_eq!(
+        reverse.findings.len() + reverse.unlisted,
+        2 * THREADS as usize + 44
+    );
+    let tree = &case(&cases, "A reduction step without its barrier")
+        .broken
+        .report;
+    assert!(
+        tree.races()
+            .all(|r| r.offset < 4 * THREADS && r.first != r.second),
+        "{tree}"
+    );
 }
 
 #[test]
 fn out_of_bounds_accesses_are_placed_against_the_nearest_buffer() {
     let cases = run(&Options { n: 131 }).unwrap();
-    let add = &case(&cases, "A missing round-up-and-mask check").broken.report;
+    let add = &case(&cases, "A missing round-up-and-mask check")
+        .broken
+        .report;
     // Threads 131..256 each read a and b and write c past their ends.
     assert_eq!(add.findings.len() + add.unlisted, 3 * (256 - 131));
     for oob in add.out_of_bounds() {
         let (name, relation) = oob.nearest.clone().unwrap();
         assert_eq!(oob.write, name == "c", "{oob}");
         assert!(oob.thread >= 3 && oob.block == Dim3::new(1, 0, 0), "{oob}");
-        assert!(relation.contains(&format!("past the end of `{name}`")), "{oob}");
+        assert!(
+            relation.contains(&format!("past the end of `{name}`")),
+            "{oob}"
+        );
     }
 }
 
@@ -107,10 +172,23 @@ fn threads_at_different_barriers_are_a_mismatch() {
     .unwrap();
     let mismatch = report.barrier_mismatches().next().unwrap();
     assert!(mismatch.exited.is_empty());
-    let groups: Vec<&Vec<u32>> = mismatch.waiting.iter().map(|(_, threads)| threads).collect();
-    assert_eq!(groups, [&(0..40).collect::<Vec<u32>>(), &(40..64).collect::<Vec<u32>>()]);
+    let groups: Vec<&Vec<u32>> = mismatch
+        .waiting
+        .iter()
+        .map(|(_, threads)| threads)
+        .collect();
+    assert_eq!(
+        groups,
+        [
+            &(0..40).collect::<Vec<u32>>(),
+            &(40..64).collect::<Vec<u32>>()
+        ]
+    );
     assert_ne!(mismatch.waiting[0].0, mismatch.waiting[1].0);
-    assert!(report.to_string().contains("do not wait for each other"), "{report}");
+    assert!(
+        report.to_string().contains("do not wait for each other"),
+        "{report}"
+    );
 }
 
 #[test]
@@ -146,12 +224,18 @@ fn returning_after_the_last_barrier_and_ordered_accesses_are_silent() {
             if t >= 100 {
                 return;
             }
-            gpu::store((o as *mut f32).add(t as usize), gpu::load(tile.add(127 - t as usize)) + first);
+            gpu::store(
+                (o as *mut f32).add(t as usize),
+                gpu::load(tile.add(127 - t as usize)) + first,
+            );
         })
     }
     .unwrap();
     assert!(report.is_clean(), "{report}");
-    assert_eq!(out.as_slice(), (0..100).map(|t| 127.0 - t as f32).collect::<Vec<f32>>());
+    assert_eq!(
+        out.as_slice(),
+        (0..100).map(|t| 127.0 - t as f32).collect::<Vec<f32>>()
+    );
 }
 
 #[test]
@@ -159,26 +243,73 @@ fn the_bounds_checker_sees_a_rungs_accesses() {
     // Rung 6 moves tiles with 128-bit loads; declaring `a` one row short
     // must be noticed (and the emulator must not read past it).
     let (m, n, k) = (64u32, 64u32, 16u32);
-    let (a, b) = (AlignedBuffer::from_slice(&uniform((m * k) as usize, 3)), AlignedBuffer::from_slice(&uniform((k * n) as usize, 4)));
+    let (a, b) = (
+        AlignedBuffer::from_slice(&uniform((m * k) as usize, 3)),
+        AlignedBuffer::from_slice(&uniform((k * n) as usize, 4)),
+    );
     let mut c = AlignedBuffer::from_slice(&vec![0.0; (m * n) as usize]);
     let short = ((m - 1) * k) as usize;
-    let checks = Checks::new("sgemm_vectorized").buffer("a", a.as_ptr(), short).buffer("b", b.as_ptr(), (k * n) as usize).buffer("c", c.as_ptr(), (m * n) as usize);
-    let (pa, pb, pc) = (a.as_ptr() as usize, b.as_ptr() as usize, c.as_mut_ptr() as usize);
+    let checks = Checks::new("sgemm_vectorized")
+        .buffer("a", a.as_ptr(), short)
+        .buffer("b", b.as_ptr(), (k * n) as usize)
+        .buffer("c", c.as_ptr(), (m * n) as usize);
+    let (pa, pb, pc) = (
+        a.as_ptr() as usize,
+        b.as_ptr() as usize,
+        c.as_mut_ptr() as usize,
+    );
     let kernel = r06_vectorized::KERNEL;
     let f = kernel.emulate;
-    let report = unsafe { launch_checked((kernel.launch)(m, n), &checks, || f(m, n, k, 1.0, pa as *const f32, pb as *const f32, 0.0, pc as *mut f32)) }.unwrap();
+    let report = unsafe {
+        launch_checked((kernel.launch)(m, n), &checks, || {
+            f(
+                m,
+                n,
+                k,
+                1.0,
+                pa as *const f32,
+                pb as *const f32,
+                0.0,
+                pc as *mut f32,
+            )
+        })
+    }
+    .unwrap();
     assert!(report.out_of_bounds().count() > 0, "{report}");
-    assert!(report.out_of_bounds().all(|o| !o.write && o.nearest.as_ref().is_some_and(|(name, _)| name == "a")), "{report}");
+    assert!(
+        report
+            .out_of_bounds()
+            .all(|o| !o.write && o.nearest.as_ref().is_some_and(|(name, _)| name == "a")),
+        "{report}"
+    );
 }
 
 /// Runs a kernel of two input arrays and one output over `n` elements with
 /// every buffer declared; returns the report and the output.
-fn run_declared(name: &str, blocks: u32, threads: u32, n: usize, kernel: impl Fn(usize, usize, usize)) -> (Report, Vec<f32>) {
-    let (x, y) = (AlignedBuffer::from_slice(&uniform(n, 5)), AlignedBuffer::from_slice(&uniform(n, 6)));
+fn run_declared(
+    name: &str,
+    blocks: u32,
+    threads: u32,
+    n: usize,
+    kernel: impl Fn(usize, usize, usize),
+) -> (Report, Vec<f32>) {
+    let (x, y) = (
+        AlignedBuffer::from_slice(&uniform(n, 5)),
+        AlignedBuffer::from_slice(&uniform(n, 6)),
+    );
     let mut out = AlignedBuffer::from_slice(&vec![f32::NAN; n]);
-    let checks = Checks::new(name).buffer("x", x.as_ptr(), n).buffer("y", y.as_ptr(), n).buffer("out", out.as_ptr(), n);
-    let (px, py, po) = (x.as_ptr() as usize, y.as_ptr() as usize, out.as_mut_ptr() as usize);
-    let report = unsafe { launch_checked(shape(blocks, threads, 0), &checks, || kernel(px, py, po)).unwrap() };
+    let checks = Checks::new(name)
+        .buffer("x", x.as_ptr(), n)
+        .buffer("y", y.as_ptr(), n)
+        .buffer("out", out.as_ptr(), n);
+    let (px, py, po) = (
+        x.as_ptr() as usize,
+        y.as_ptr() as usize,
+        out.as_mut_ptr() as usize,
+    );
+    let report = unsafe {
+        launch_checked(shape(blocks, threads, 0), &checks, || kernel(px, py, po)).unwrap()
+    };
     (report, out.as_slice().to_vec())
 }
 
@@ -187,19 +318,33 @@ fn the_other_lab_kernels_are_silent_at_odd_sizes() {
     let n = 1001usize;
     let (x, y) = (uniform(n, 5), uniform(n, 6));
     let sum: Vec<f32> = x.iter().zip(&y).map(|(a, b)| a + b).collect();
-    for (name, kernel) in [(vecadd::VEC_ADD, vecadd::vec_add as unsafe fn(_, _, _, _)), (vecadd::VEC_ADD_X4, vecadd::vec_add_x4)] {
-        let threads = if name == vecadd::VEC_ADD { n } else { n.div_ceil(4) };
-        let (report, out) = run_declared(name, threads.div_ceil(64) as u32, 64, n, |a, b, c| unsafe {
-            kernel(a as *const f32, b as *const f32, c as *mut f32, n as u32)
-        });
+    for (name, kernel) in [
+        (vecadd::VEC_ADD, vecadd::vec_add as unsafe fn(_, _, _, _)),
+        (vecadd::VEC_ADD_X4, vecadd::vec_add_x4),
+    ] {
+        let threads = if name == vecadd::VEC_ADD {
+            n
+        } else {
+            n.div_ceil(4)
+        };
+        let (report, out) =
+            run_declared(name, threads.div_ceil(64) as u32, 64, n, |a, b, c| unsafe {
+                kernel(a as *const f32, b as *const f32, c as *mut f32, n as u32)
+            });
         assert!(report.is_clean(), "{report}");
         assert_eq!(out, sum, "{name}");
     }
 
     let quads = n / 4;
-    let (report, out) = run_declared(occupancy::OCCUPANCY_COPY, 3, occupancy::THREADS, n, |src, _, dst| unsafe {
-        occupancy::occupancy_copy(src as *const f32, dst as *mut f32, quads as u32)
-    });
+    let (report, out) = run_declared(
+        occupancy::OCCUPANCY_COPY,
+        3,
+        occupancy::THREADS,
+        n,
+        |src, _, dst| unsafe {
+            occupancy::occupancy_copy(src as *const f32, dst as *mut f32, quads as u32)
+        },
+    );
     assert!(report.is_clean(), "{report}");
     assert_eq!(out[..quads * 4], x[..quads * 4]);
 
@@ -210,22 +355,36 @@ fn the_other_lab_kernels_are_silent_at_odd_sizes() {
     assert!(report.is_clean(), "{report}");
     let expected = (0..125).map(|t| (0..8).map(|j| x[t + j * 125]).sum::<f32>());
     for (t, want) in expected.enumerate() {
-        assert!((out[t] - want).abs() < 1e-5, "strided_read thread {t}: {} vs {want}", out[t]);
+        assert!(
+            (out[t] - want).abs() < 1e-5,
+            "strided_read thread {t}: {} vs {want}",
+            out[t]
+        );
     }
 
     type BranchKernel = unsafe fn(*mut f32, u32);
     let kernels: [(BranchPattern, BranchKernel); 3] = [
         (BranchPattern::EvenOddLane, branches::branch_even_odd_lane),
-        (BranchPattern::AlternateWarps, branches::branch_alternate_warps),
+        (
+            BranchPattern::AlternateWarps,
+            branches::branch_alternate_warps,
+        ),
         (BranchPattern::ByBlock, branches::branch_by_block),
     ];
     for (pattern, kernel) in kernels {
         let blocks = 3;
         let len = (blocks * BRANCH_THREADS) as usize;
-        let (report, out) = run_declared("branch", blocks, BRANCH_THREADS, len, |_, _, dst| unsafe { kernel(dst as *mut f32, 7) });
+        let (report, out) =
+            run_declared("branch", blocks, BRANCH_THREADS, len, |_, _, dst| unsafe {
+                kernel(dst as *mut f32, 7)
+            });
         assert!(report.is_clean(), "{report}");
         for (i, &got) in out.iter().enumerate() {
-            assert_eq!(got, branch_expected(pattern, i as u32 / BRANCH_THREADS, i as u32, 7), "{pattern:?} thread {i}");
+            assert_eq!(
+                got,
+                branch_expected(pattern, i as u32 / BRANCH_THREADS, i as u32, 7),
+                "{pattern:?} thread {i}"
+            );
         }
     }
 }

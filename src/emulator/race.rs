@@ -34,7 +34,13 @@ struct Word {
     reported: bool,
 }
 
-const FRESH: Word = Word { interval: 0, writer: NOBODY, value: 0, readers: [NOBODY; 2], reported: false };
+const FRESH: Word = Word {
+    interval: 0,
+    writer: NOBODY,
+    value: 0,
+    readers: [NOBODY; 2],
+    reported: false,
+};
 
 /// One shadow word per 32-bit word of the block's shared memory.
 pub(super) struct Shadow {
@@ -51,20 +57,30 @@ pub(super) struct Found {
 
 impl Shadow {
     pub fn new(bytes: u32) -> Shadow {
-        Shadow { words: vec![FRESH; bytes.div_ceil(4) as usize] }
+        Shadow {
+            words: vec![FRESH; bytes.div_ceil(4) as usize],
+        }
     }
 
     /// Records `access` by `thread` at byte `offset` during barrier
     /// interval `interval` (intervals only grow, so old entries expire by
     /// themselves). Returns the first new hazard, if any.
-    pub fn record(&mut self, interval: u64, thread: u32, offset: usize, access: Access) -> Option<Found> {
+    pub fn record(
+        &mut self,
+        interval: u64,
+        thread: u32,
+        offset: usize,
+        access: Access,
+    ) -> Option<Found> {
         if access.kind == AccessKind::Atomic {
             return None;
         }
         let mut found = None;
         for i in 0..(access.bytes / 4) as usize {
             let index = offset / 4 + i;
-            let Some(word) = self.words.get_mut(index) else { break };
+            let Some(word) = self.words.get_mut(index) else {
+                break;
+            };
             if word.interval != interval {
                 *word = Word { interval, ..FRESH };
             }
@@ -75,14 +91,19 @@ impl Shadow {
                     } else if word.readers[0] != thread && word.readers[1] == NOBODY {
                         word.readers[1] = thread;
                     }
-                    (word.writer != NOBODY && word.writer != thread).then_some((Hazard::ReadAfterWrite, word.writer))
+                    (word.writer != NOBODY && word.writer != thread)
+                        .then_some((Hazard::ReadAfterWrite, word.writer))
                 }
                 _ => {
                     let value = access.words[i];
-                    let reader = word.readers.into_iter().find(|&r| r != NOBODY && r != thread);
+                    let reader = word
+                        .readers
+                        .into_iter()
+                        .find(|&r| r != NOBODY && r != thread);
                     let hazard = if let Some(reader) = reader {
                         Some((Hazard::WriteAfterRead, reader))
-                    } else if word.writer != NOBODY && word.writer != thread && word.value != value {
+                    } else if word.writer != NOBODY && word.writer != thread && word.value != value
+                    {
                         Some((Hazard::WriteAfterWrite, word.writer))
                     } else {
                         None
@@ -96,7 +117,12 @@ impl Shadow {
                 && !word.reported
             {
                 word.reported = true;
-                found.get_or_insert(Found { hazard, offset: (index * 4) as u32, first: other, second: thread });
+                found.get_or_insert(Found {
+                    hazard,
+                    offset: (index * 4) as u32,
+                    first: other,
+                    second: thread,
+                });
             }
         }
         found
@@ -108,11 +134,19 @@ mod tests {
     use super::*;
 
     fn read() -> Access {
-        Access { kind: AccessKind::Read, bytes: 4, words: [0; 4] }
+        Access {
+            kind: AccessKind::Read,
+            bytes: 4,
+            words: [0; 4],
+        }
     }
 
     fn write(value: u32) -> Access {
-        Access { kind: AccessKind::Write, bytes: 4, words: [value, 0, 0, 0] }
+        Access {
+            kind: AccessKind::Write,
+            bytes: 4,
+            words: [value, 0, 0, 0],
+        }
     }
 
     #[test]
@@ -121,17 +155,31 @@ mod tests {
         // A thread reading and writing its own word is fine.
         assert!(shadow.record(1, 3, 12, write(1)).is_none());
         assert!(shadow.record(1, 3, 12, read()).is_none());
-        let raw = shadow.record(1, 4, 12, read()).expect("read after another's write");
-        assert_eq!((raw.hazard, raw.offset, raw.first, raw.second), (Hazard::ReadAfterWrite, 12, 3, 4));
+        let raw = shadow
+            .record(1, 4, 12, read())
+            .expect("read after another's write");
+        assert_eq!(
+            (raw.hazard, raw.offset, raw.first, raw.second),
+            (Hazard::ReadAfterWrite, 12, 3, 4)
+        );
         // Reported once per word and interval.
         assert!(shadow.record(1, 5, 12, read()).is_none());
-        let war = shadow.record(1, 7, 16, read()).xor(shadow.record(1, 8, 16, write(2))).unwrap();
-        assert_eq!((war.hazard, war.first, war.second), (Hazard::WriteAfterRead, 7, 8));
+        let war = shadow
+            .record(1, 7, 16, read())
+            .xor(shadow.record(1, 8, 16, write(2)))
+            .unwrap();
+        assert_eq!(
+            (war.hazard, war.first, war.second),
+            (Hazard::WriteAfterRead, 7, 8)
+        );
         // Same value twice is benign; a different value is not.
         assert!(shadow.record(1, 1, 20, write(9)).is_none());
         assert!(shadow.record(1, 2, 20, write(9)).is_none());
         let waw = shadow.record(1, 6, 20, write(10)).unwrap();
-        assert_eq!((waw.hazard, waw.first, waw.second), (Hazard::WriteAfterWrite, 2, 6));
+        assert_eq!(
+            (waw.hazard, waw.first, waw.second),
+            (Hazard::WriteAfterWrite, 2, 6)
+        );
     }
 
     #[test]
@@ -140,10 +188,18 @@ mod tests {
         assert!(shadow.record(1, 0, 0, write(1)).is_none());
         assert!(shadow.record(2, 1, 0, read()).is_none());
         assert!(shadow.record(3, 2, 0, write(5)).is_none());
-        let atomic = Access { kind: AccessKind::Atomic, bytes: 4, words: [0; 4] };
+        let atomic = Access {
+            kind: AccessKind::Atomic,
+            bytes: 4,
+            words: [0; 4],
+        };
         assert!(shadow.record(3, 3, 0, atomic).is_none());
         // A 16-byte access reports its first hazardous word.
-        let wide = Access { kind: AccessKind::Read, bytes: 16, words: [0; 4] };
+        let wide = Access {
+            kind: AccessKind::Read,
+            bytes: 16,
+            words: [0; 4],
+        };
         assert_eq!(shadow.record(3, 4, 0, wide).map(|f| f.offset), Some(0));
     }
 }

@@ -6,7 +6,9 @@ use crate::args::{Flags, UsageError};
 use ptx_ladder::labs::pitfalls::{self, Options};
 
 pub fn run(mut flags: Flags) -> Result<(), Failure> {
-    let n = flags.number("--n", 1, u32::MAX as u64)?.map_or(Options::default().n, |n| n as u32);
+    let n = flags
+        .number("--n", 1, u32::MAX as u64)?
+        .map_or(Options::default().n, |n| n as u32);
     flags.finish()?;
     pitfalls::validate(n).map_err(|e| UsageError(e.to_string()))?;
     lab(&Options { n })
@@ -20,6 +22,9 @@ pub fn lab(options: &Options) -> Result<(), Failure> {
         println!("{case}");
     }
     pitfalls::verdict(&cases)?;
-    println!("All {} broken examples were caught on the CPU, and every fix ran clean.", cases.len());
+    println!(
+        "All {} broken examples were caught on the CPU, and every fix ran clean.",
+        cases.len()
+    );
     Ok(())
 }
