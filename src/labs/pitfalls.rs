@@ -185,8 +185,14 @@ fn add(
     n: u32,
 ) -> Result<Run> {
     let (x, y) = (uniform(n as usize, 1), uniform(n as usize, 2));
-    let (a, b) = (AlignedBuffer::from_slice(&x), AlignedBuffer::from_slice(&y));
-    let mut c = AlignedBuffer::from_slice(&vec![f32::NAN; n as usize]);
+    // A block of slack after each array: an access past one array then
+    // lands in undeclared memory, never in the next array (where an
+    // address check could not tell it from a legal access).
+    let with_slack = |values: &[f32]| {
+        AlignedBuffer::from_slice(&[values, &[f32::NAN; THREADS as usize]].concat())
+    };
+    let (a, b) = (with_slack(&x), with_slack(&y));
+    let mut c = with_slack(&vec![f32::NAN; n as usize]);
     let len = n as usize;
     let checks = Checks::new(name)
         .buffer("a", a.as_ptr(), len)
@@ -203,7 +209,7 @@ fn add(
         })
     };
     let expected: Vec<f64> = x.iter().zip(&y).map(|(&p, &q)| (p + q) as f64).collect();
-    let (correct, result) = compare(c.as_slice(), &expected);
+    let (correct, result) = compare(&c.as_slice()[..len], &expected);
     let threads = n.div_ceil(THREADS) * THREADS;
     Ok(Run {
         kernel: name,
