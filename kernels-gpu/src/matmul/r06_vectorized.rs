@@ -103,7 +103,8 @@ pub unsafe fn load_tiles<L: SharedLayout>(
             let values = unsafe { load_row4(a, m, k, row0 + row, k0 + kk) };
             for j in 0..4u32 {
                 let r = kk + j;
-                unsafe { *a_tile.add((r * (tile_m + L::ROW_PAD) + L::a_col(r, row)) as usize) = values[j as usize] };
+                let value = values[j as usize];
+                unsafe { gpu::store(a_tile.add((r * (tile_m + L::ROW_PAD) + L::a_col(r, row)) as usize), value) };
             }
         }
     }
