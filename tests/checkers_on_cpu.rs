@@ -8,12 +8,13 @@ use kernels_gpu::gpu::{self, Dim3};
 use kernels_gpu::labs::pitfalls::THREADS;
 use kernels_gpu::labs::{coalesce, divergence as branches, occupancy};
 use kernels_gpu::matmul::LaunchShape;
-use kernels_gpu::matmul::r06_vectorized;
+use kernels_gpu::matmul::r08_autotuned::CONFIGS;
 use kernels_gpu::vecadd;
-use ptx_ladder::emulator::{AlignedBuffer, Checks, Hazard, Report, launch_checked};
+use ptx_ladder::emulator::{AlignedBuffer, Checks, Finding, Hazard, Report, launch_checked};
 use ptx_ladder::labs::divergence::{THREADS as BRANCH_THREADS, expected as branch_expected};
 use ptx_ladder::labs::models::divergence::BranchPattern;
 use ptx_ladder::labs::pitfalls::{Bug, Case, Options, run, validate};
+use ptx_ladder::matmul::rungs::ladder;
 use ptx_ladder::random::uniform;
 
 fn shape(blocks: u32, threads: u32, shared_bytes: u32) -> LaunchShape {
@@ -239,49 +240,64 @@ fn returning_after_the_last_barrier_and_ordered_accesses_are_silent() {
 }
 
 #[test]
-fn the_bounds_checker_sees_a_rungs_accesses() {
-    // Rung 6 moves tiles with 128-bit loads; declaring `a` one row short
-    // must be noticed (and the emulator must not read past it).
+fn the_bounds_checker_sees_every_rungs_loads_and_stores() {
+    // With `a` and `c` declared one row short, every rung must be caught
+    // reading that row of A and writing that row of C (and the emulator
+    // must skip those accesses).
     let (m, n, k) = (64u32, 64u32, 16u32);
-    let (a, b) = (
-        AlignedBuffer::from_slice(&uniform((m * k) as usize, 3)),
-        AlignedBuffer::from_slice(&uniform((k * n) as usize, 4)),
-    );
+    let a = AlignedBuffer::from_slice(&uniform((m * k) as usize, 3));
+    let b = AlignedBuffer::from_slice(&uniform((k * n) as usize, 4));
     let mut c = AlignedBuffer::from_slice(&vec![0.0; (m * n) as usize]);
-    let short = ((m - 1) * k) as usize;
-    let checks = Checks::new("sgemm_vectorized")
-        .buffer("a", a.as_ptr(), short)
-        .buffer("b", b.as_ptr(), (k * n) as usize)
-        .buffer("c", c.as_ptr(), (m * n) as usize);
+    let (a_short, c_short) = (((m - 1) * k) as usize, ((m - 1) * n) as usize);
     let (pa, pb, pc) = (
         a.as_ptr() as usize,
         b.as_ptr() as usize,
         c.as_mut_ptr() as usize,
     );
-    let kernel = r06_vectorized::KERNEL;
-    let f = kernel.emulate;
-    let report = unsafe {
-        launch_checked((kernel.launch)(m, n), &checks, || {
-            f(
-                m,
-                n,
-                k,
-                1.0,
-                pa as *const f32,
-                pb as *const f32,
-                0.0,
-                pc as *mut f32,
-            )
-        })
+    let last_row = |start: usize, short: usize, row: u32| {
+        start + 4 * short..start + 4 * (short + row as usize)
+    };
+    let (a_row, c_row) = (last_row(pa, a_short, k), last_row(pc, c_short, n));
+    for rung in ladder(CONFIGS[0].kernel) {
+        let kernel = rung.kernel;
+        // One launch with A short (reads), one with C short (writes).
+        for (a_len, c_len, write, row) in [
+            (a_short, m * n, false, &a_row),
+            ((m * k) as usize, c_short as u32, true, &c_row),
+        ] {
+            let checks = Checks::new(kernel.name)
+                .buffer("a", pa as *const f32, a_len)
+                .buffer("b", pb as *const f32, (k * n) as usize)
+                .buffer("c", pc as *const f32, c_len as usize);
+            let f = kernel.emulate;
+            let report = unsafe {
+                launch_checked((kernel.launch)(m, n), &checks, || {
+                    f(
+                        m,
+                        n,
+                        k,
+                        1.0,
+                        pa as *const f32,
+                        pb as *const f32,
+                        0.0,
+                        pc as *mut f32,
+                    )
+                })
+            }
+            .unwrap();
+            assert!(!report.is_clean(), "{}: nothing found", kernel.name);
+            for finding in &report.findings {
+                let Finding::OutOfBounds(o) = finding else {
+                    panic!("{}: {finding}", kernel.name)
+                };
+                assert!(
+                    o.write == write && row.contains(&o.address),
+                    "{}: {o}",
+                    kernel.name
+                );
+            }
+        }
     }
-    .unwrap();
-    assert!(report.out_of_bounds().count() > 0, "{report}");
-    assert!(
-        report
-            .out_of_bounds()
-            .all(|o| !o.write && o.nearest.as_ref().is_some_and(|(name, _)| name == "a")),
-        "{report}"
-    );
 }
 
 /// Runs a kernel of two input arrays and one output over `n` elements with

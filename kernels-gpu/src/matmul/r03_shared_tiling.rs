@@ -51,9 +51,9 @@ kernel! {
         while k0 < k {
             unsafe {
                 // Each thread brings one element of each tile (zero outside).
-                let a_value = if row < m && k0 + tx < k { *a.add(a_at as usize) } else { 0.0 };
+                let a_value = if row < m && k0 + tx < k { gpu::load(a.add(a_at as usize)) } else { 0.0 };
                 gpu::store(a_tile.add(me), a_value);
-                let b_value = if k0 + ty < k && col < n { *b.add(b_at as usize) } else { 0.0 };
+                let b_value = if k0 + ty < k && col < n { gpu::load(b.add(b_at as usize)) } else { 0.0 };
                 gpu::store(b_tile.add(me), b_value);
             }
             a_at = a_at.wrapping_add(TILE);

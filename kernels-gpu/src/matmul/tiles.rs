@@ -1,7 +1,7 @@
 //! Moving tiles from global memory: four consecutive floats of one row,
 //! with zeros for whatever lies outside the matrix.
 
-use crate::gpu::load_f32x4;
+use crate::gpu::{load, load_f32x4};
 
 /// `matrix[row][col..col+4]` of a `rows`×`cols` row-major matrix, zero where
 /// outside it. Uses one 128-bit load when the row is 16-byte aligned
@@ -20,7 +20,7 @@ pub unsafe fn load_row4(matrix: *const f32, rows: u32, cols: u32, row: u32, col:
             } else {
                 for i in 0..4 {
                     if col + (i as u32) < cols {
-                        out[i] = *matrix.add(base + i);
+                        out[i] = load(matrix.add(base + i));
                     }
                 }
             }
@@ -36,7 +36,7 @@ pub unsafe fn load_row4(matrix: *const f32, rows: u32, cols: u32, row: u32, col:
 #[inline(always)]
 pub unsafe fn load_or_zero(matrix: *const f32, rows: u32, cols: u32, row: u32, col: u32) -> f32 {
     if row < rows && col < cols {
-        unsafe { *matrix.add(row as usize * cols as usize + col as usize) }
+        unsafe { load(matrix.add(row as usize * cols as usize + col as usize)) }
     } else {
         0.0
     }
