@@ -6,7 +6,7 @@
 
 use kernels_gpu::gpu::{self, Dim3};
 use kernels_gpu::labs::pitfalls::THREADS;
-use kernels_gpu::labs::{coalesce, divergence as branches, occupancy};
+use kernels_gpu::labs::{banks, coalesce, divergence as branches, occupancy, reduce, warps};
 use kernels_gpu::matmul::LaunchShape;
 use kernels_gpu::matmul::r08_autotuned::CONFIGS;
 use kernels_gpu::vecadd;
@@ -403,6 +403,87 @@ fn the_other_lab_kernels_are_silent_at_odd_sizes() {
             );
         }
     }
+}
+
+#[test]
+fn the_reduction_bank_and_warp_kernels_are_silent_with_buffers_declared() {
+    let n = 1001usize;
+    let input = uniform(n, 8);
+    let exact: f64 = input.iter().map(|&x| x as f64).sum();
+    let src = AlignedBuffer::from_slice(&input);
+    let s = src.as_ptr() as usize;
+    type Reduce = unsafe fn(*const f32, *mut f32, u32);
+    let block_kernels: [(&str, Reduce, u32, usize); 4] = [
+        (
+            reduce::SHARED_TREE,
+            reduce::reduce_shared_tree,
+            reduce::THREADS * 4,
+            3,
+        ),
+        (reduce::WARP_SHUFFLE, reduce::reduce_warp_shuffle, 32, 3),
+        (reduce::ATOMIC, reduce::reduce_atomic, 32, 1),
+        (
+            reduce::GLOBAL_PASS,
+            reduce::reduce_global_pass,
+            0,
+            n.div_ceil(2),
+        ),
+    ];
+    for (name, kernel, shared, outputs) in block_kernels {
+        let mut dst = AlignedBuffer::from_slice(&vec![0.0; outputs]);
+        let d = dst.as_mut_ptr() as usize;
+        let checks =
+            Checks::new(name)
+                .buffer("src", src.as_ptr(), n)
+                .buffer("dst", dst.as_ptr(), outputs);
+        let blocks = if name == reduce::GLOBAL_PASS {
+            outputs.div_ceil(64) as u32
+        } else {
+            3
+        };
+        let threads = if name == reduce::GLOBAL_PASS {
+            64
+        } else {
+            reduce::THREADS
+        };
+        let report = unsafe {
+            launch_checked(shape(blocks, threads, shared), &checks, || {
+                kernel(s as *const f32, d as *mut f32, n as u32)
+            })
+        }
+        .unwrap();
+        assert!(report.is_clean(), "{report}");
+        let got: f64 = dst.as_slice().iter().map(|&x| x as f64).sum();
+        assert!((got - exact).abs() < 1e-3, "{name}: {got} vs {exact}");
+    }
+
+    let mut out = AlignedBuffer::from_slice(&[f32::NAN; banks::THREADS as usize]);
+    let o = out.as_mut_ptr() as usize;
+    let checks =
+        Checks::new("banks_swizzled_column").buffer("out", out.as_ptr(), banks::THREADS as usize);
+    let report = unsafe {
+        launch_checked(
+            shape(1, banks::THREADS, banks::TILE_FLOATS * 4),
+            &checks,
+            || banks::banks_swizzled_column(o as *mut f32, 3),
+        )
+    }
+    .unwrap();
+    assert!(report.is_clean(), "{report}");
+    assert!(out.as_slice().iter().all(|x| x.is_finite()));
+
+    let mut lanes = vec![u32::MAX; 45];
+    let l = lanes.as_mut_ptr() as usize;
+    let checks = Checks::new(warps::WARP_LANES).buffer("out", l as *const u32, 45);
+    let block = LaunchShape {
+        grid: Dim3::new(1, 1, 1),
+        block: Dim3::new(15, 3, 1),
+        shared_bytes: 0,
+    };
+    let report =
+        unsafe { launch_checked(block, &checks, || warps::warp_lanes(l as *mut u32)) }.unwrap();
+    assert!(report.is_clean(), "{report}");
+    assert_eq!(lanes, (0..45).map(|r| r % 32).collect::<Vec<u32>>());
 }
 
 #[test]

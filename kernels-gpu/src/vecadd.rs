@@ -24,7 +24,8 @@ kernel! {
         let i = gpu::global_x();
         if i < n {
             let i = i as usize;
-            unsafe { *c.add(i) = *a.add(i) + *b.add(i) };
+            let sum = unsafe { gpu::load(a.add(i)) + gpu::load(b.add(i)) };
+            unsafe { gpu::store(c.add(i), sum) };
         }
     }
 }
@@ -43,7 +44,8 @@ kernel! {
         } else {
             // The last thread may own 1-3 leftover elements.
             for i in first..n {
-                unsafe { *c.add(i) = *a.add(i) + *b.add(i) };
+                let sum = unsafe { gpu::load(a.add(i)) + gpu::load(b.add(i)) };
+                unsafe { gpu::store(c.add(i), sum) };
             }
         }
     }

@@ -69,7 +69,7 @@ struct Block {
     /// release begins one): the race checker's clock.
     interval: AtomicU64,
     shared: std::ops::Range<usize>,
-    shadow: Mutex<race::Shadow>,
+    shadow: race::Shadow,
     /// The shared window first, then the launch's buffers.
     buffers: Vec<Buffer>,
     report: Mutex<Report>,
@@ -141,7 +141,7 @@ unsafe fn hook_access(block: *const (), rank: u32, address: usize, access: Acces
     let bytes = access.bytes as usize;
     if block.shared.contains(&address) && address + bytes <= block.shared.end {
         let interval = block.interval.load(Ordering::SeqCst);
-        let found = block.shadow.lock().unwrap().record(interval, rank, address - block.shared.start, access);
+        let found = block.shadow.record(interval, rank, address - block.shared.start, access);
         if let Some(f) = found {
             let race = Race { block: block.coordinates(), hazard: f.hazard, offset: f.offset, first: f.first, second: f.second };
             block.add(Finding::Race(race));
@@ -201,7 +201,7 @@ pub unsafe fn launch_checked(shape: LaunchShape, checks: &Checks, kernel: impl F
         grid: shape.grid,
         interval: AtomicU64::new(0),
         shared: shared_start..shared_start + shape.shared_bytes as usize,
-        shadow: Mutex::new(race::Shadow::new(shape.shared_bytes)),
+        shadow: race::Shadow::new(shape.shared_bytes),
         // The shared window is a buffer too: it names accesses next to it.
         buffers: [Buffer { name: "shared memory".into(), start: shared_start, bytes: shape.shared_bytes as usize }]
             .into_iter()

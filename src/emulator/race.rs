@@ -18,6 +18,7 @@
 
 use super::findings::Hazard;
 use kernels_gpu::gpu::emulated::{Access, AccessKind};
+use std::sync::Mutex;
 
 const NOBODY: u32 = u32::MAX;
 
@@ -42,9 +43,11 @@ const FRESH: Word = Word {
     reported: false,
 };
 
-/// One shadow word per 32-bit word of the block's shared memory.
+/// One shadow word per 32-bit word of the block's shared memory, locked
+/// in 16-byte chunks: threads touching different chunks never wait for each
+/// other, and a 16-byte access (always aligned) takes one lock.
 pub(super) struct Shadow {
-    words: Vec<Word>,
+    chunks: Vec<Mutex<[Word; 4]>>,
 }
 
 /// A hazard found on the word at `offset` (bytes).
@@ -58,7 +61,9 @@ pub(super) struct Found {
 impl Shadow {
     pub fn new(bytes: u32) -> Shadow {
         Shadow {
-            words: vec![FRESH; bytes.div_ceil(4) as usize],
+            chunks: (0..bytes.div_ceil(16))
+                .map(|_| Mutex::new([FRESH; 4]))
+                .collect(),
         }
     }
 
@@ -66,7 +71,7 @@ impl Shadow {
     /// interval `interval` (intervals only grow, so old entries expire by
     /// themselves). Returns the first new hazard, if any.
     pub fn record(
-        &mut self,
+        &self,
         interval: u64,
         thread: u32,
         offset: usize,
@@ -76,57 +81,75 @@ impl Shadow {
             return None;
         }
         let mut found = None;
-        for i in 0..(access.bytes / 4) as usize {
-            let index = offset / 4 + i;
-            let Some(word) = self.words.get_mut(index) else {
+        let first = offset / 4;
+        let mut i = 0;
+        while i < (access.bytes / 4) as usize {
+            let index = first + i;
+            let Some(chunk) = self.chunks.get(index / 4) else {
                 break;
             };
-            if word.interval != interval {
-                *word = Word { interval, ..FRESH };
-            }
-            let hazard = match access.kind {
-                AccessKind::Read => {
-                    if word.readers[0] == NOBODY {
-                        word.readers[0] = thread;
-                    } else if word.readers[0] != thread && word.readers[1] == NOBODY {
-                        word.readers[1] = thread;
-                    }
-                    (word.writer != NOBODY && word.writer != thread)
-                        .then_some((Hazard::ReadAfterWrite, word.writer))
+            let mut words = chunk.lock().unwrap();
+            // Every word of this access that lies in this chunk.
+            while i < (access.bytes / 4) as usize && (first + i) / 4 == index / 4 {
+                let index = first + i;
+                let word = &mut words[index % 4];
+                if let Some(f) = update(word, interval, thread, access, i) {
+                    found.get_or_insert(Found {
+                        offset: (index * 4) as u32,
+                        ..f
+                    });
                 }
-                _ => {
-                    let value = access.words[i];
-                    let reader = word
-                        .readers
-                        .into_iter()
-                        .find(|&r| r != NOBODY && r != thread);
-                    let hazard = if let Some(reader) = reader {
-                        Some((Hazard::WriteAfterRead, reader))
-                    } else if word.writer != NOBODY && word.writer != thread && word.value != value
-                    {
-                        Some((Hazard::WriteAfterWrite, word.writer))
-                    } else {
-                        None
-                    };
-                    word.writer = thread;
-                    word.value = value;
-                    hazard
-                }
-            };
-            if let Some((hazard, other)) = hazard
-                && !word.reported
-            {
-                word.reported = true;
-                found.get_or_insert(Found {
-                    hazard,
-                    offset: (index * 4) as u32,
-                    first: other,
-                    second: thread,
-                });
+                i += 1;
             }
         }
         found
     }
+}
+
+/// Applies one word of an access; returns a hazard (offset not yet set).
+fn update(word: &mut Word, interval: u64, thread: u32, access: Access, i: usize) -> Option<Found> {
+    if word.interval != interval {
+        *word = Word { interval, ..FRESH };
+    }
+    let hazard = match access.kind {
+        AccessKind::Read => {
+            if word.readers[0] == NOBODY {
+                word.readers[0] = thread;
+            } else if word.readers[0] != thread && word.readers[1] == NOBODY {
+                word.readers[1] = thread;
+            }
+            (word.writer != NOBODY && word.writer != thread)
+                .then_some((Hazard::ReadAfterWrite, word.writer))
+        }
+        _ => {
+            let value = access.words[i];
+            let reader = word
+                .readers
+                .into_iter()
+                .find(|&r| r != NOBODY && r != thread);
+            let hazard = if let Some(reader) = reader {
+                Some((Hazard::WriteAfterRead, reader))
+            } else if word.writer != NOBODY && word.writer != thread && word.value != value {
+                Some((Hazard::WriteAfterWrite, word.writer))
+            } else {
+                None
+            };
+            word.writer = thread;
+            word.value = value;
+            hazard
+        }
+    };
+    let (hazard, other) = hazard?;
+    if word.reported {
+        return None;
+    }
+    word.reported = true;
+    Some(Found {
+        hazard,
+        offset: 0,
+        first: other,
+        second: thread,
+    })
 }
 
 #[cfg(test)]
@@ -151,7 +174,7 @@ mod tests {
 
     #[test]
     fn hazards_between_threads_within_one_interval() {
-        let mut shadow = Shadow::new(64);
+        let shadow = Shadow::new(64);
         // A thread reading and writing its own word is fine.
         assert!(shadow.record(1, 3, 12, write(1)).is_none());
         assert!(shadow.record(1, 3, 12, read()).is_none());
@@ -184,7 +207,7 @@ mod tests {
 
     #[test]
     fn a_barrier_between_the_accesses_removes_the_hazard() {
-        let mut shadow = Shadow::new(16);
+        let shadow = Shadow::new(16);
         assert!(shadow.record(1, 0, 0, write(1)).is_none());
         assert!(shadow.record(2, 1, 0, read()).is_none());
         assert!(shadow.record(3, 2, 0, write(5)).is_none());

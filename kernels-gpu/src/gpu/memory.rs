@@ -172,6 +172,20 @@ pub unsafe fn store<T: Copy>(ptr: *mut T, value: T) {
     unsafe { *ptr = value };
 }
 
+/// `ptr.read_volatile()`: a load the compiler may neither drop, merge nor
+/// hoist out of a loop (`ld.volatile`), seen by the emulator's checkers.
+///
+/// # Safety
+/// `ptr` must be readable (global or shared memory).
+#[inline(always)]
+pub unsafe fn load_volatile<T: Copy>(ptr: *const T) -> T {
+    #[cfg(not(target_arch = "nvptx64"))]
+    if !announce(ptr, AccessKind::Read, None) {
+        return unsafe { skipped_load() };
+    }
+    unsafe { ptr.read_volatile() }
+}
+
 /// What a load the emulator refused (out of bounds) returns: all bits set
 /// (a NaN for floats), so the result is visibly wrong.
 ///

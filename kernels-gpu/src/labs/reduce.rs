@@ -22,8 +22,10 @@ kernel! {
         let half = count.div_ceil(2);
         let i = gpu::global_x();
         if i < half {
-            let pair = if i + half < count { unsafe { *src.add((i + half) as usize) } } else { 0.0 };
-            unsafe { *dst.add(i as usize) = *src.add(i as usize) + pair };
+            let pair = if i + half < count { unsafe { gpu::load(src.add((i + half) as usize)) } } else { 0.0 };
+            let own = unsafe { gpu::load(src.add(i as usize)) };
+            let out = unsafe { dst.add(i as usize) };
+            unsafe { gpu::store(out, own + pair) };
         }
     }
 }
@@ -46,7 +48,7 @@ fn thread_sum(src: *const f32, n: u32) -> f32 {
     }
     let tail = quads * 4 + first;
     if tail < n {
-        sum += unsafe { *src.add(tail as usize) };
+        sum += unsafe { gpu::load(src.add(tail as usize)) };
     }
     sum
 }
@@ -74,7 +76,8 @@ kernel! {
             active /= 2;
         }
         if t == 0 {
-            unsafe { *dst.add(gpu::block_idx().x as usize) = gpu::load(partial) };
+            let total = unsafe { gpu::load(partial) };
+            unsafe { gpu::store(dst.add(gpu::block_idx().x as usize), total) };
         }
     }
 }
@@ -105,7 +108,7 @@ kernel! {
     pub fn reduce_warp_shuffle(src: *const f32, dst: *mut f32, n: u32) {
         let total = block_sum(thread_sum(src, n));
         if gpu::thread_idx().x == 0 {
-            unsafe { *dst.add(gpu::block_idx().x as usize) = total };
+            unsafe { gpu::store(dst.add(gpu::block_idx().x as usize), total) };
         }
     }
 }

@@ -21,6 +21,7 @@ kernel! {
     /// `out[rank] = lane` for every thread of one block, where rank is the
     /// thread's linear number (x fastest) and lane what the hardware says.
     pub fn warp_lanes(out: *mut u32) {
-        unsafe { *out.add(gpu::thread_rank() as usize) = hardware_lane() };
+        let lane = hardware_lane();
+        unsafe { gpu::store(out.add(gpu::thread_rank() as usize), lane) };
     }
 }
