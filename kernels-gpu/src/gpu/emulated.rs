@@ -1,8 +1,9 @@
 //! Host side of the device helpers: the state of one simulated GPU thread.
 //!
 //! The CPU emulator runs each thread of a block on its own OS thread and
-//! calls [`enter`] first; the helpers then answer from that state. Barriers
-//! and warp shuffles call back into the emulator through [`BlockHooks`].
+//! calls [`enter`] first; the helpers then answer from that state. Barriers,
+//! warp shuffles and memory accesses call back into the emulator (and its
+//! checkers) through [`BlockHooks`].
 
 use super::Dim3;
 use core::cell::Cell;
