@@ -487,6 +487,45 @@ fn the_reduction_bank_and_warp_kernels_are_silent_with_buffers_declared() {
 }
 
 #[test]
+fn a_cp_async_copy_must_be_waited_for_before_others_read_it() {
+    let src = AlignedBuffer::from_slice(&[1.0, 2.0, 3.0, 4.0]);
+    let s = src.as_ptr() as usize;
+    for wait in [false, true] {
+        let checks = Checks::new("copy_then_read").buffer("src", src.as_ptr(), 4);
+        let report = unsafe {
+            launch_checked(shape(1, 64, 16), &checks, || {
+                let tile = gpu::dynamic_shared::<f32>();
+                if gpu::thread_idx().x == 0 {
+                    gpu::cp_async_16(tile, s as *const f32, 16);
+                    gpu::cp_async_commit();
+                    if wait {
+                        gpu::cp_async_wait::<0>();
+                    }
+                }
+                gpu::sync_threads();
+                assert_eq!(gpu::load(tile.add(2)), 3.0);
+            })
+        }
+        .unwrap();
+        if wait {
+            assert!(report.is_clean(), "{report}");
+        } else {
+            let race = report.races().next().unwrap_or_else(|| panic!("{report}"));
+            assert_eq!(
+                (race.hazard, race.offset, race.first),
+                (Hazard::UnwaitedCopy, 8, 0),
+                "{race}"
+            );
+            assert!(
+                race.to_string()
+                    .contains("a barrier does not wait for copies"),
+                "{race}"
+            );
+        }
+    }
+}
+
+#[test]
 fn sizes_without_a_partial_block_are_refused() {
     assert!(validate(300).is_ok());
     for bad in [0, 128, 256, 1 << 17] {

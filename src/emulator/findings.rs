@@ -40,6 +40,9 @@ pub enum Hazard {
     WriteAfterRead,
     /// Two threads wrote different values: which one stays is luck.
     WriteAfterWrite,
+    /// Shared memory read while a `cp.async` copy into it was still in
+    /// flight (its thread had not waited for it; a barrier does not).
+    UnwaitedCopy,
 }
 
 /// Two threads of a block touching the same shared-memory word, at least
@@ -218,27 +221,39 @@ impl fmt::Display for Hazard {
             Hazard::ReadAfterWrite => "read-after-write",
             Hazard::WriteAfterRead => "write-after-read",
             Hazard::WriteAfterWrite => "write-after-write",
+            Hazard::UnwaitedCopy => "copy-in-flight",
         })
     }
 }
 
 impl fmt::Display for Race {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (first, second) = match self.hazard {
-            Hazard::ReadAfterWrite => ("wrote", "read"),
-            Hazard::WriteAfterRead => ("read", "wrote"),
-            Hazard::WriteAfterWrite => ("wrote", "wrote another value"),
-        };
         write!(
             f,
-            "shared-memory race, {}: {} hazard at shared byte {} (word {}): thread {} {first} it, then thread {} {second} it, with no barrier between; on a GPU the order is not fixed",
+            "shared-memory race, {}: {} hazard at shared byte {} (word {}): ",
             block(self.block),
             self.hazard,
             self.offset,
-            self.offset / 4,
-            self.first,
-            self.second
-        )
+            self.offset / 4
+        )?;
+        let (first, second) = (self.first, self.second);
+        match self.hazard {
+            Hazard::UnwaitedCopy => write!(
+                f,
+                "thread {first} started a cp.async copy into it and had not waited for it (cp_async_wait) when thread {second} touched it; a barrier does not wait for copies, so on a GPU the data may not be there yet"
+            ),
+            hazard => {
+                let (did, then) = match hazard {
+                    Hazard::ReadAfterWrite => ("wrote", "read"),
+                    Hazard::WriteAfterRead => ("read", "wrote"),
+                    _ => ("wrote", "wrote another value to"),
+                };
+                write!(
+                    f,
+                    "thread {first} {did} it, then thread {second} {then} it, with no barrier between; on a GPU the order is not fixed"
+                )
+            }
+        }
     }
 }
 

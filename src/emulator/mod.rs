@@ -25,7 +25,8 @@ pub use findings::{BarrierMismatch, Finding, Hazard, OutOfBounds, Race, Report};
 
 use barrier::{Barrier, Broken, Mismatch};
 use kernels_gpu::gpu::Dim3;
-use kernels_gpu::gpu::emulated::{self, Access, AccessKind, BlockHooks, ThreadContext};
+use kernels_gpu::gpu::emulated::{self, Access, AccessKind, BlockHooks, CopyEvent, ThreadContext};
+use std::collections::VecDeque;
 use kernels_gpu::matmul::{GemmKernel, LaunchShape};
 use std::panic::Location;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
@@ -72,7 +73,16 @@ struct Block {
     shadow: race::Shadow,
     /// The shared window first, then the launch's buffers.
     buffers: Vec<Buffer>,
+    /// Each thread's `cp.async` copies: those not yet committed, then the
+    /// committed groups, oldest first ((offset, bytes) in shared memory).
+    copies: Vec<Mutex<Copies>>,
     report: Mutex<Report>,
+}
+
+#[derive(Default)]
+struct Copies {
+    open: Vec<(usize, u32)>,
+    groups: VecDeque<Vec<(usize, u32)>>,
 }
 
 impl Block {
@@ -160,6 +170,31 @@ unsafe fn hook_access(block: *const (), rank: u32, address: usize, access: Acces
     false
 }
 
+unsafe fn hook_copy(block: *const (), rank: u32, event: CopyEvent) {
+    let block = unsafe { &*(block as *const Block) };
+    let mut copies = block.copies[rank as usize].lock().unwrap();
+    match event {
+        CopyEvent::Start { address, bytes } => {
+            if block.shared.contains(&address) {
+                let offset = address - block.shared.start;
+                block.shadow.mark_copy(rank, offset, bytes, true);
+                copies.open.push((offset, bytes));
+            }
+        }
+        CopyEvent::Commit => {
+            let group = std::mem::take(&mut copies.open);
+            copies.groups.push_back(group);
+        }
+        CopyEvent::Wait { pending } => {
+            while copies.groups.len() > pending as usize {
+                for (offset, bytes) in copies.groups.pop_front().unwrap_or_default() {
+                    block.shadow.mark_copy(rank, offset, bytes, false);
+                }
+            }
+        }
+    }
+}
+
 struct AssertSync<T>(T);
 unsafe impl<T> Sync for AssertSync<T> {}
 unsafe impl<T> Send for AssertSync<T> {}
@@ -207,6 +242,7 @@ pub unsafe fn launch_checked(shape: LaunchShape, checks: &Checks, kernel: impl F
             .into_iter()
             .chain(checks.buffers.iter().cloned())
             .collect(),
+        copies: (0..threads).map(|_| Mutex::default()).collect(),
         report: Mutex::new(Report::new(&checks.kernel)),
     };
     let between_blocks = Barrier::new(threads);
@@ -217,6 +253,7 @@ pub unsafe fn launch_checked(shape: LaunchShape, checks: &Checks, kernel: impl F
         barrier: hook_barrier,
         exchange: hook_exchange,
         access: hook_access,
+        copy: hook_copy,
     };
     let hooks = AssertSync(hooks);
 
@@ -245,6 +282,10 @@ pub unsafe fn launch_checked(shape: LaunchShape, checks: &Checks, kernel: impl F
                                     }
                                     block.current.store(linear, Ordering::SeqCst);
                                     block.interval.fetch_add(1, Ordering::SeqCst);
+                                    block.shadow.clear_copies();
+                                    for copies in &block.copies {
+                                        *copies.lock().unwrap() = Copies::default();
+                                    }
                                     let words = shape.shared_bytes as usize / 4;
                                     let shared = shared_ptr.0 as *mut u32;
                                     for i in 0..words {

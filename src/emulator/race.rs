@@ -13,8 +13,10 @@
 //!   depend on their order);
 //! - atomics are never a hazard with each other, and are not tracked;
 //! - a `cp.async` copy counts as written by its thread when issued (the
-//!   emulator copies at once); a copy the kernel waits for in a later
-//!   interval is not tracked into that interval.
+//!   emulator copies at once), and its destination stays in flight until
+//!   that thread's `cp_async_wait` retires the copy's group: any read of it
+//!   before then, by any thread and across barriers (a barrier does not
+//!   wait for copies), or a write by another thread, is a hazard.
 
 use super::findings::Hazard;
 use kernels_gpu::gpu::emulated::{Access, AccessKind};
@@ -33,6 +35,9 @@ struct Word {
     readers: [u32; 2],
     /// A hazard on this word was already reported in this interval.
     reported: bool,
+    /// The thread whose `cp.async` copy to this word has not landed yet
+    /// (kept across intervals).
+    in_flight: u32,
 }
 
 const FRESH: Word = Word {
@@ -41,6 +46,7 @@ const FRESH: Word = Word {
     value: 0,
     readers: [NOBODY; 2],
     reported: false,
+    in_flight: NOBODY,
 };
 
 /// One shadow word per 32-bit word of the block's shared memory, locked
@@ -106,11 +112,44 @@ impl Shadow {
     }
 }
 
+impl Shadow {
+    /// Marks (or, with `in_flight` false, unmarks) `thread`'s `cp.async`
+    /// destination as in flight.
+    pub fn mark_copy(&self, thread: u32, offset: usize, bytes: u32, in_flight: bool) {
+        for index in offset / 4..(offset + bytes as usize).div_ceil(4) {
+            let Some(chunk) = self.chunks.get(index / 4) else {
+                break;
+            };
+            let word = &mut chunk.lock().unwrap()[index % 4];
+            if in_flight {
+                word.in_flight = thread;
+            } else if word.in_flight == thread {
+                word.in_flight = NOBODY;
+            }
+        }
+    }
+
+    /// Forgets every copy in flight: a new block starts.
+    pub fn clear_copies(&self) {
+        for chunk in &self.chunks {
+            for word in chunk.lock().unwrap().iter_mut() {
+                word.in_flight = NOBODY;
+            }
+        }
+    }
+}
+
 /// Applies one word of an access; returns a hazard (offset not yet set).
 fn update(word: &mut Word, interval: u64, thread: u32, access: Access, i: usize) -> Option<Found> {
     if word.interval != interval {
-        *word = Word { interval, ..FRESH };
+        *word = Word {
+            interval,
+            in_flight: word.in_flight,
+            ..FRESH
+        };
     }
+    let copying = word.in_flight;
+    let unwaited = copying != NOBODY && (access.kind == AccessKind::Read || copying != thread);
     let hazard = match access.kind {
         AccessKind::Read => {
             if word.readers[0] == NOBODY {
@@ -138,6 +177,11 @@ fn update(word: &mut Word, interval: u64, thread: u32, access: Access, i: usize)
             word.value = value;
             hazard
         }
+    };
+    let hazard = if unwaited {
+        Some((Hazard::UnwaitedCopy, copying))
+    } else {
+        hazard
     };
     let (hazard, other) = hazard?;
     if word.reported {
@@ -203,6 +247,28 @@ mod tests {
             (waw.hazard, waw.first, waw.second),
             (Hazard::WriteAfterWrite, 2, 6)
         );
+    }
+
+    #[test]
+    fn a_copy_in_flight_is_a_hazard_until_its_thread_waits() {
+        let shadow = Shadow::new(32);
+        shadow.mark_copy(2, 0, 16, true);
+        // A barrier (a new interval) does not land the copy.
+        let early = shadow.record(5, 3, 4, read()).unwrap();
+        assert_eq!(
+            (early.hazard, early.offset, early.first, early.second),
+            (Hazard::UnwaitedCopy, 4, 2, 3)
+        );
+        assert_eq!(
+            shadow.record(5, 2, 8, read()).map(|f| f.hazard),
+            Some(Hazard::UnwaitedCopy)
+        );
+        // Another thread's copy to other words is no business of thread 2.
+        shadow.mark_copy(2, 0, 16, false);
+        assert!(shadow.record(6, 3, 4, read()).is_none());
+        shadow.mark_copy(1, 16, 4, true);
+        shadow.clear_copies();
+        assert!(shadow.record(7, 3, 16, read()).is_none());
     }
 
     #[test]

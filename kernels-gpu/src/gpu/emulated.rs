@@ -29,6 +29,22 @@ pub struct BlockHooks {
     /// happens; the emulator's checkers record it. Returns false when the
     /// access must not happen (it lies outside every buffer of the launch).
     pub access: unsafe fn(block: *const (), rank: u32, address: usize, access: Access) -> bool,
+    /// Follows thread `rank`'s `cp.async` copies from issue to the wait
+    /// that retires them.
+    pub copy: unsafe fn(block: *const (), rank: u32, event: CopyEvent),
+}
+
+/// A step in the life of a thread's `cp.async` copies. The emulator copies
+/// at once; these events tell its race checker when the data may be read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CopyEvent {
+    /// A copy into `bytes` bytes of shared memory at `address` started.
+    Start { address: usize, bytes: u32 },
+    /// `cp.async.commit_group`: the copies started since form a group.
+    Commit,
+    /// `cp.async.wait_group pending`: all but the newest `pending` groups
+    /// have landed.
+    Wait { pending: u32 },
 }
 
 /// What a device helper is about to do at an address.
@@ -89,6 +105,12 @@ pub(crate) fn current() -> ThreadContext {
 pub(crate) fn barrier() {
     let hooks = current().hooks;
     unsafe { (hooks.barrier)(hooks.block, Location::caller()) }
+}
+
+/// Tells the emulator about a step of this thread's `cp.async` copies.
+pub(crate) fn copy_event(event: CopyEvent) {
+    let hooks = current().hooks;
+    unsafe { (hooks.copy)(hooks.block, super::thread_rank(), event) }
 }
 
 /// Tells the emulator about an access of `size_of::<T>()` bytes at `ptr`

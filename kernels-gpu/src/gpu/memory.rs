@@ -9,7 +9,7 @@
 type F32x4 = core::simd::Simd<f32, 4>;
 
 #[cfg(not(target_arch = "nvptx64"))]
-use crate::gpu::emulated::{AccessKind, announce};
+use crate::gpu::emulated::{AccessKind, CopyEvent, announce, copy_event};
 
 /// On the host (emulation) a misaligned vector access is reported instead of
 /// silently working: on the GPU it would be a misaligned-address fault.
@@ -136,13 +136,14 @@ pub unsafe fn cp_async_4(dst: *mut f32, src: *const f32, valid_bytes: u32) {
 }
 
 /// Host emulation of `cp.async`: the copy happens at once, as loads and
-/// stores the checkers see (a copy still in flight until a later
-/// `cp_async_wait` counts as written when it was issued).
+/// stores the checkers see; the race checker treats the destination as in
+/// flight until a [`cp_async_wait`] retires the copy's group.
 #[cfg(not(target_arch = "nvptx64"))]
 unsafe fn copy_zero_filled(dst: *mut f32, src: *const f32, valid: usize, total: usize) {
     for i in 0..total {
         unsafe { store(dst.add(i), if i < valid { load(src.add(i)) } else { 0.0 }) };
     }
+    copy_event(CopyEvent::Start { address: dst as usize, bytes: 4 * total as u32 });
 }
 
 /// `*ptr`: one plain load (`ld`). Kernels that read through it instead of
@@ -204,6 +205,8 @@ pub fn cp_async_commit() {
     unsafe {
         core::arch::asm!("cp.async.commit_group;");
     }
+    #[cfg(not(target_arch = "nvptx64"))]
+    copy_event(CopyEvent::Commit);
 }
 
 /// Waits until at most `PENDING` of this thread's committed copy groups are
@@ -214,6 +217,8 @@ pub fn cp_async_wait<const PENDING: u32>() {
     unsafe {
         core::arch::asm!("cp.async.wait_group {n};", n = const PENDING);
     }
+    #[cfg(not(target_arch = "nvptx64"))]
+    copy_event(CopyEvent::Wait { pending: PENDING });
 }
 
 /// `ptr + elements` as one `mad.wide.u32` (SASS: a single `IMAD.WIDE.U32`).
