@@ -140,7 +140,7 @@ impl Report {
 }
 
 /// Thread numbers as ranges: `0-63, 65, 70-127`.
-pub fn ranges(threads: &[u32]) -> String {
+pub(super) fn ranges(threads: &[u32]) -> String {
     let mut sorted = threads.to_vec();
     sorted.sort_unstable();
     sorted.dedup();

@@ -12,7 +12,8 @@
 //! helpers (`gpu::load`, `gpu::store`, the 128-bit and `cp.async` helpers,
 //! atomics); a plain `*ptr` dereference is invisible to them.
 //!
-//! Blocks run one after another; `cp.async` copies land at once. It is a
+//! Blocks run one after another; `cp.async` copies land at once (the race
+//! checker still treats them as in flight until waited for). It is a
 //! correctness tool, not a performance model.
 
 mod barrier;
@@ -20,14 +21,14 @@ mod bounds;
 pub mod findings;
 mod race;
 
-pub use bounds::Buffer;
 pub use findings::{BarrierMismatch, Finding, Hazard, OutOfBounds, Race, Report};
 
 use barrier::{Barrier, Broken, Mismatch};
+use bounds::Buffer;
 use kernels_gpu::gpu::Dim3;
 use kernels_gpu::gpu::emulated::{self, Access, AccessKind, BlockHooks, CopyEvent, ThreadContext};
-use std::collections::VecDeque;
 use kernels_gpu::matmul::{GemmKernel, LaunchShape};
+use std::collections::VecDeque;
 use std::panic::Location;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Mutex;
