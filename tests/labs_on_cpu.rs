@@ -3,7 +3,7 @@
 //! synchronise here), and the bank and warp kernels against the host's
 //! expectations.
 
-use kernels_gpu::gpu::Dim3;
+use kernels_gpu::launch::Dim3;
 use kernels_gpu::labs::{banks, reduce, warps};
 use kernels_gpu::launch::LaunchShape;
 use ptx_ladder::emulator::{AlignedBuffer, launch};

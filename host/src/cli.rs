@@ -59,6 +59,9 @@ pub enum Command {
     Memory(MemoryArgs),
     /// The occupancy calculator; --live checks it against the driver
     Occupancy(OccupancyArgs),
+    /// Bugs a GPU does not report (divergent barriers, races, missing masks, blocks waiting on each
+    /// other), caught by the CPU emulator's checkers; no GPU needed
+    Pitfalls(PitfallsArgs),
     /// All labs in teaching order, with short explanations
     Tour,
 }
@@ -121,6 +124,14 @@ pub struct MemoryArgs {
     pub reps: u32,
     #[command(flatten)]
     pub svg: SvgArg,
+}
+
+#[derive(Args, Debug)]
+pub struct PitfallsArgs {
+    /// Elements of the examples' arrays (129 to 65536, not a multiple of the 128-thread block, so the
+    /// last block is only partly inside the data)
+    #[arg(long, value_name = "N", default_value = "300", value_parser = number::<u32>(1, u32::MAX as u64))]
+    pub n: u32,
 }
 
 #[derive(Args, Debug)]

@@ -63,6 +63,7 @@ fn run(command: Command) -> Result<(), Failure> {
         Command::Reduce(args) => commands::labs::reduce_command(args),
         Command::Memory(args) => commands::memory::memory_command(args),
         Command::Occupancy(args) => commands::labs::occupancy_command(args),
+        Command::Pitfalls(args) => commands::pitfalls::run(args),
         Command::Tour => commands::labs::tour_command(),
     }
 }

@@ -13,7 +13,9 @@
 //!
 //! Kernels never touch `core::arch::nvptx` directly: indices, barriers,
 //! shared memory, warp shuffles and special loads all go through [`gpu`], so a
-//! kernel reads like the algorithm it implements.
+//! kernel reads like the algorithm it implements. Memory is read and written
+//! with `gpu::load`/`gpu::store` rather than `*ptr`: the same PTX, but on the
+//! host the emulator's race and bounds checkers see every access.
 #![no_std]
 #![feature(core_float_math, portable_simd)]
 #![cfg_attr(

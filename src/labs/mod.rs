@@ -9,5 +9,6 @@ pub mod memory;
 pub mod models;
 pub mod occupancy;
 pub mod picture;
+pub mod pitfalls;
 pub mod reduce;
 pub mod warps;

@@ -4,7 +4,7 @@
 use crate::device::{Gpu, pointer};
 use crate::error::{Context as _, Error, Result};
 use cust::memory::{CopyDestination, DeviceBuffer};
-use kernels_gpu::gpu::Dim3;
+use kernels_gpu::launch::Dim3;
 use kernels_gpu::labs::warps::WARP_LANES;
 use kernels_gpu::launch::LaunchShape;
 

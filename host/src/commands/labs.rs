@@ -346,6 +346,11 @@ pub fn tour_command() -> Result<(), Failure> {
         Some(gpu) => occupancy_live(gpu, &occupancy, &mut files)?,
         None => skipped(None)?,
     }
+    say(
+        "8. Bugs the GPU does not report",
+        "A barrier some threads never reach, two threads racing on shared memory, a thread past the end of an\narray, a block waiting for another: the GPU answers with a hang or a wrong number, never an error.\nThe CPU emulator's checkers name each one (no GPU needed).",
+    )?;
+    super::pitfalls::lab(&ptx_ladder::labs::pitfalls::Options::default())?;
     say("End of the tour", "`ptx-ladder matmul` puts all of it together: the SGEMM ladder, rung by rung, against cuBLAS.")?;
     files.finish()?;
     needs_gpu(&gpu)

@@ -4,6 +4,7 @@ pub mod info;
 pub mod labs;
 pub mod matmul;
 pub mod memory;
+pub mod pitfalls;
 pub mod vecadd;
 
 use crate::Failure;

@@ -8,6 +8,9 @@
 /// into scalar loads by LLVM's SROA pass and not always merged back.
 type F32x4 = core::simd::Simd<f32, 4>;
 
+#[cfg(not(target_arch = "nvptx64"))]
+use crate::gpu::emulated::{AccessKind, CopyEvent, announce, copy_event};
+
 /// On the host (emulation) a misaligned vector access is reported instead of
 /// silently working: on the GPU it would be a misaligned-address fault.
 #[inline(always)]
@@ -25,6 +28,10 @@ fn check_aligned_16(address: usize) {
 #[inline(always)]
 pub unsafe fn load_f32x4(ptr: *const f32) -> [f32; 4] {
     check_aligned_16(ptr as usize);
+    #[cfg(not(target_arch = "nvptx64"))]
+    if !announce(ptr.cast::<[f32; 4]>(), AccessKind::Read, None) {
+        return unsafe { skipped_load() };
+    }
     unsafe { ptr.cast::<F32x4>().read().to_array() }
 }
 
@@ -36,6 +43,10 @@ pub unsafe fn load_f32x4(ptr: *const f32) -> [f32; 4] {
 #[inline(always)]
 pub unsafe fn store_f32x4(ptr: *mut f32, values: [f32; 4]) {
     check_aligned_16(ptr as usize);
+    #[cfg(not(target_arch = "nvptx64"))]
+    if !announce(ptr.cast::<[f32; 4]>(), AccessKind::Write, Some(values)) {
+        return;
+    }
     unsafe { ptr.cast::<F32x4>().write(F32x4::from_array(values)) }
 }
 
@@ -52,7 +63,7 @@ pub unsafe fn atomic_add_f32(ptr: *mut f32, value: f32) {
         core::arch::asm!("red.add.f32 [{p}], {v};", p = in(reg64) ptr, v = in(reg32) value);
     }
     #[cfg(not(target_arch = "nvptx64"))]
-    {
+    if announce(ptr, AccessKind::Atomic, None) {
         use core::sync::atomic::{AtomicU32, Ordering};
         let cell = unsafe { AtomicU32::from_ptr(ptr.cast::<u32>()) };
         let mut old = cell.load(Ordering::Relaxed);
@@ -124,12 +135,66 @@ pub unsafe fn cp_async_4(dst: *mut f32, src: *const f32, valid_bytes: u32) {
     }
 }
 
-/// Host emulation of `cp.async`: the copy happens at once.
+/// Host emulation of `cp.async`: the copy happens at once, as loads and
+/// stores the checkers see; the race checker treats the destination as in
+/// flight until a [`cp_async_wait`] retires the copy's group.
 #[cfg(not(target_arch = "nvptx64"))]
 unsafe fn copy_zero_filled(dst: *mut f32, src: *const f32, valid: usize, total: usize) {
     for i in 0..total {
-        unsafe { *dst.add(i) = if i < valid { *src.add(i) } else { 0.0 } };
+        unsafe { store(dst.add(i), if i < valid { load(src.add(i)) } else { 0.0 }) };
     }
+    copy_event(CopyEvent::Start { address: dst as usize, bytes: 4 * total as u32 });
+}
+
+/// `*ptr`: one plain load (`ld`). Kernels that read through it instead of
+/// dereferencing are seen by the emulator's race and bounds checkers.
+///
+/// # Safety
+/// `ptr` must be readable (global or shared memory).
+#[inline(always)]
+pub unsafe fn load<T: Copy>(ptr: *const T) -> T {
+    #[cfg(not(target_arch = "nvptx64"))]
+    if !announce(ptr, AccessKind::Read, None) {
+        return unsafe { skipped_load() };
+    }
+    unsafe { *ptr }
+}
+
+/// `*ptr = value`: one plain store (`st`), seen by the emulator's checkers.
+///
+/// # Safety
+/// `ptr` must be writable (global or shared memory).
+#[inline(always)]
+pub unsafe fn store<T: Copy>(ptr: *mut T, value: T) {
+    #[cfg(not(target_arch = "nvptx64"))]
+    if !announce(ptr, AccessKind::Write, Some(value)) {
+        return;
+    }
+    unsafe { *ptr = value };
+}
+
+/// `ptr.read_volatile()`: a load the compiler may neither drop, merge nor
+/// hoist out of a loop (`ld.volatile`), seen by the emulator's checkers.
+///
+/// # Safety
+/// `ptr` must be readable (global or shared memory).
+#[inline(always)]
+pub unsafe fn load_volatile<T: Copy>(ptr: *const T) -> T {
+    #[cfg(not(target_arch = "nvptx64"))]
+    if !announce(ptr, AccessKind::Read, None) {
+        return unsafe { skipped_load() };
+    }
+    unsafe { ptr.read_volatile() }
+}
+
+/// What a load the emulator refused (out of bounds) returns: all bits set
+/// (a NaN for floats), so the result is visibly wrong.
+///
+/// # Safety
+/// `T` must be plain data of at most 16 bytes.
+#[cfg(not(target_arch = "nvptx64"))]
+unsafe fn skipped_load<T: Copy>() -> T {
+    unsafe { core::mem::transmute_copy(&[u32::MAX; 4]) }
 }
 
 /// Closes the group of `cp.async` copies this thread started since the last
@@ -140,6 +205,8 @@ pub fn cp_async_commit() {
     unsafe {
         core::arch::asm!("cp.async.commit_group;");
     }
+    #[cfg(not(target_arch = "nvptx64"))]
+    copy_event(CopyEvent::Commit);
 }
 
 /// Waits until at most `PENDING` of this thread's committed copy groups are
@@ -150,6 +217,8 @@ pub fn cp_async_wait<const PENDING: u32>() {
     unsafe {
         core::arch::asm!("cp.async.wait_group {n};", n = const PENDING);
     }
+    #[cfg(not(target_arch = "nvptx64"))]
+    copy_event(CopyEvent::Wait { pending: PENDING });
 }
 
 /// `ptr + elements` as one `mad.wide.u32` (SASS: a single `IMAD.WIDE.U32`).

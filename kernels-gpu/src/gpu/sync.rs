@@ -4,7 +4,9 @@
 /// arrived, and their earlier shared-memory writes are visible to all.
 /// Every thread must reach the same barrier: never call it from a branch
 /// that only part of the block takes, or after some threads returned.
+/// (On the host the emulator learns the call site, to name the barrier.)
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub fn sync_threads() {
     #[cfg(target_arch = "nvptx64")]
     unsafe {

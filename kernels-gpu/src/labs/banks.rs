@@ -65,7 +65,7 @@ unsafe fn body<const PATTERN: u32>(out: *mut f32, rounds: u32) {
     let t = gpu::thread_idx().x;
     let mut i = t;
     while i < TILE_FLOATS {
-        unsafe { *tile.add(i as usize) = i as f32 };
+        unsafe { gpu::store(tile.add(i as usize), i as f32) };
         i += THREADS;
     }
     gpu::sync_threads();
@@ -73,10 +73,11 @@ unsafe fn body<const PATTERN: u32>(out: *mut f32, rounds: u32) {
     let mut acc = [0.0f32; 4];
     for _ in 0..rounds {
         for k in 0..LOADS_PER_ROUND {
-            acc[(k % 4) as usize] += unsafe { tile.add(word(PATTERN, lane, k) as usize).read_volatile() };
+            acc[(k % 4) as usize] += unsafe { gpu::load_volatile(tile.add(word(PATTERN, lane, k) as usize)) };
         }
     }
-    unsafe { *out.add(gpu::global_x() as usize) = acc[0] + acc[1] + acc[2] + acc[3] };
+    let total = acc[0] + acc[1] + acc[2] + acc[3];
+    unsafe { gpu::store(out.add(gpu::global_x() as usize), total) };
 }
 
 macro_rules! bank_kernels {

@@ -40,7 +40,7 @@ unsafe fn body<const PATTERN: u32>(out: *mut f32, work: u32) {
             x = gpu::fma(x, x, -0.25) * 0.5;
         }
     }
-    unsafe { *out.add(i as usize) = x };
+    unsafe { gpu::store(out.add(i as usize), x) };
 }
 
 macro_rules! branch_kernels {

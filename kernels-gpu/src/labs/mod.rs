@@ -1,5 +1,5 @@
 //! Kernels of the concept labs (`host coalesce`, `banks`, `divergence`,
-//! `reduce`, `occupancy`, `warps`, `memory`): small experiments, each isolating one
+//! `reduce`, `occupancy`, `warps`, `memory`, `pitfalls`): small experiments, each isolating one
 //! rule of the hardware.
 
 pub mod banks;
@@ -7,6 +7,7 @@ pub mod coalesce;
 pub mod divergence;
 pub mod memory;
 pub mod occupancy;
+pub mod pitfalls;
 pub mod reduce;
 pub mod warps;
 
@@ -34,4 +35,15 @@ pub const KERNEL_NAMES: &[&str] = &[
     memory::MEMORY_CHASE_L2.name(),
     memory::MEMORY_CHASE_SHARED.name(),
     memory::MEMORY_FMA_CHAIN.name(),
+    pitfalls::TREE_BARRIER_IN_BRANCH,
+    pitfalls::TREE_MISSING_BARRIER,
+    pitfalls::TREE_SUM,
+    pitfalls::REVERSE_EARLY_RETURN,
+    pitfalls::REVERSE_MISSING_BARRIER,
+    pitfalls::REVERSE,
+    pitfalls::ADD_UNMASKED,
+    pitfalls::ADD_MASKED,
+    pitfalls::WAIT_FOR_NEXT_BLOCK,
+    pitfalls::SET_FLAG,
+    pitfalls::READ_FLAG,
 ];

@@ -20,5 +20,6 @@ fn hardware_lane() -> u32 {
 /// thread's linear number (x fastest) and lane what the hardware says.
 #[kernel]
 pub unsafe fn warp_lanes(out: *mut u32) {
-    unsafe { *out.add(gpu::thread_rank() as usize) = hardware_lane() };
+    let lane = hardware_lane();
+    unsafe { gpu::store(out.add(gpu::thread_rank() as usize), lane) };
 }

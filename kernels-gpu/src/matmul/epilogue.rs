@@ -1,7 +1,7 @@
 //! Writing results: `C = alpha * acc + beta * C`, with the BLAS rule that
 //! C is not read when beta is zero.
 
-use crate::gpu::{load_f32x4, store_f32x4};
+use crate::gpu::{load, load_f32x4, store, store_f32x4};
 
 /// One element of C at flat index `index`.
 ///
@@ -11,7 +11,8 @@ use crate::gpu::{load_f32x4, store_f32x4};
 pub unsafe fn store_scalar(c: *mut f32, index: usize, alpha: f32, acc: f32, beta: f32) {
     unsafe {
         let out = c.add(index);
-        *out = if beta == 0.0 { alpha * acc } else { alpha * acc + beta * *out };
+        let value = if beta == 0.0 { alpha * acc } else { alpha * acc + beta * load(out) };
+        store(out, value);
     }
 }
 

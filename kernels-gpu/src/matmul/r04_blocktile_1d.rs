@@ -59,13 +59,15 @@ pub unsafe fn sgemm_blocktile_1d(m: u32, n: u32, k: u32, alpha: f32, a: *const f
     let mut k0 = 0;
     while k0 < k {
         unsafe {
-            *a_tile.add(thread as usize) = load_or_zero(a, m, k, row0 + a_r, k0 + a_c);
-            *b_tile.add(thread as usize) = load_or_zero(b, k, n, k0 + b_r, col0 + b_c);
+            let a_value = load_or_zero(a, m, k, row0 + a_r, k0 + a_c);
+            gpu::store(a_tile.add(thread as usize), a_value);
+            let b_value = load_or_zero(b, k, n, k0 + b_r, col0 + b_c);
+            gpu::store(b_tile.add(thread as usize), b_value);
         }
         gpu::sync_threads();
         let mut b_column = [0.0f32; TILE_K as usize];
         for kk in 0..TILE_K as usize {
-            b_column[kk] = unsafe { *b_tile.add(kk * TILE_N as usize + tile_col as usize) };
+                b_column[kk] = unsafe { gpu::load(b_tile.add(kk * TILE_N as usize + tile_col as usize)) };
         }
         for r in 0..THREAD_M as usize {
             let a_row = unsafe { a_tile.add((tile_row as usize + r) * TILE_K as usize) };

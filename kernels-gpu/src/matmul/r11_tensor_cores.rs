@@ -74,7 +74,7 @@ unsafe fn a_fragments<const MT: usize>(t: Tiling, a_tile: *const f32, warp_row: 
     let mut out = [[[0; 4]; 2]; MT];
     for mt in 0..MT {
         let row = warp_row + mt as u32 * MMA_M + g;
-        let at = |r: u32, c: u32| unsafe { *a_tile.add((r * a_stride(t) + c) as usize) };
+        let at = |r: u32, c: u32| unsafe { gpu::load(a_tile.add((r * a_stride(t) + c) as usize)) };
         let values = [at(row, k + q), at(row + 8, k + q), at(row, k + q + 4), at(row + 8, k + q + 4)];
         for i in 0..4 {
             let (big, small) = split_tf32(values[i]);
@@ -92,7 +92,7 @@ unsafe fn b_fragments<const NT: usize>(t: Tiling, b_tile: *const f32, warp_col: 
     let mut out = [[[0; 2]; 2]; NT];
     for nt in 0..NT {
         let col = warp_col + nt as u32 * MMA_N + g;
-        let at = |r: u32| unsafe { *b_tile.add((r * b_stride(t) + col) as usize) };
+        let at = |r: u32| unsafe { gpu::load(b_tile.add((r * b_stride(t) + col) as usize)) };
         let values = [at(k + q), at(k + q + 4)];
         for i in 0..2 {
             let (big, small) = split_tf32(values[i]);

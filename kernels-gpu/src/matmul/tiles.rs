@@ -2,7 +2,7 @@
 //! with zeros for whatever lies outside the matrix.
 
 use super::layout::SharedLayout;
-use crate::gpu::{load_f32x4, store_f32x4};
+use crate::gpu::{load, load_f32x4, store, store_f32x4};
 
 /// `matrix[row][col..col+4]` of a `rows`×`cols` row-major matrix, zero where
 /// outside it. Uses one 128-bit load when the row is 16-byte aligned
@@ -21,7 +21,7 @@ pub unsafe fn load_row4(matrix: *const f32, rows: u32, cols: u32, row: u32, col:
             } else {
                 for i in 0..4 {
                     if col + (i as u32) < cols {
-                        out[i] = *matrix.add(base + i);
+                        out[i] = load(matrix.add(base + i));
                     }
                 }
             }
@@ -36,7 +36,7 @@ pub unsafe fn load_row4(matrix: *const f32, rows: u32, cols: u32, row: u32, col:
 /// `matrix` must be a `rows`×`cols` row-major matrix.
 #[inline(always)]
 pub unsafe fn load_or_zero(matrix: *const f32, rows: u32, cols: u32, row: u32, col: u32) -> f32 {
-    if row < rows && col < cols { unsafe { *matrix.add(row as usize * cols as usize + col as usize) } } else { 0.0 }
+    if row < rows && col < cols { unsafe { load(matrix.add(row as usize * cols as usize + col as usize)) } } else { 0.0 }
 }
 
 /// Copies the A tile (transposed) and the B tile of step `k0` from global
@@ -71,7 +71,8 @@ pub unsafe fn load_tiles<L: SharedLayout>(
             let values = unsafe { load_row4(a, m, k, row0 + row, k0 + kk) };
             for j in 0..4u32 {
                 let r = kk + j;
-                unsafe { *a_tile.add((r * (tile_m + L::ROW_PAD) + L::a_col(r, row)) as usize) = values[j as usize] };
+                let value = values[j as usize];
+                unsafe { store(a_tile.add((r * (tile_m + L::ROW_PAD) + L::a_col(r, row)) as usize), value) };
             }
         }
     }

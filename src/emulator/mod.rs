@@ -4,78 +4,58 @@
 //! simulated thread's state), so indexing, masking, barrier placement and
 //! 16-byte alignment are checked in CI without a GPU.
 //!
-//! Blocks run one after another; `cp.async` copies land at once. It is a
+//! Three checkers watch every launch and report what a GPU would not
+//! (see [`findings`]): a barrier that not every thread reaches
+//! ([`barrier`]), shared-memory races ([`race`]) and, when the launch
+//! declares its buffers ([`Checks::buffer`]), accesses outside them
+//! ([`bounds`]). Races and bounds see the accesses made through the device
+//! helpers (`gpu::load`, `gpu::store`, the 128-bit and `cp.async` helpers,
+//! atomics); a plain `*ptr` dereference is invisible to them.
+//!
+//! Blocks run one after another; `cp.async` copies land at once (the race
+//! checker still treats them as in flight until waited for). It is a
 //! correctness tool, not a performance model.
 
-use kernels_gpu::gpu::Dim3;
-use kernels_gpu::gpu::emulated::{self, BlockHooks, ThreadContext};
-use kernels_gpu::launch::LaunchShape;
+mod barrier;
+mod bounds;
+pub mod findings;
+mod race;
+
+pub use findings::{BarrierMismatch, Finding, Hazard, OutOfBounds, Race, Report};
+
+use barrier::{Barrier, Broken, Mismatch};
+use bounds::Buffer;
+use kernels_gpu::gpu::emulated::{self, Access, AccessKind, BlockHooks, CopyEvent, ThreadContext};
+use kernels_gpu::launch::{Dim3, LaunchShape};
 use kernels_gpu::matmul::GemmKernel;
 use kernels_gpu::matmul_bf16::Bf16Kernel;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::{Condvar, Mutex};
-use std::time::{Duration, Instant};
+use std::collections::VecDeque;
+use std::panic::Location;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::Mutex;
 
-/// How long a simulated barrier waits before declaring a deadlock (a
-/// barrier some threads never reach).
-const DEADLOCK_AFTER: Duration = Duration::from_secs(20);
 const POISON_BITS: u32 = crate::device::POISON_BITS;
+/// How a thread stopped by another's failure (or by a broken barrier) ends.
+const STOPPED: &str = "another emulated thread failed";
 
-/// A barrier for a changing number of live threads. A thread that returns
-/// from the kernel stops being waited for, as on the GPU.
-struct Barrier {
-    state: Mutex<BarrierState>,
-    wake: Condvar,
+/// What a launch tells the checkers: the kernel's name (for reports) and
+/// the buffers its pointers cover. Without buffers, global accesses are
+/// not bounds-checked; barriers and shared-memory races always are.
+#[derive(Clone, Debug, Default)]
+pub struct Checks {
+    kernel: String,
+    buffers: Vec<Buffer>,
 }
 
-struct BarrierState {
-    live: u32,
-    arrived: u32,
-    generation: u64,
-}
-
-impl Barrier {
-    fn new(live: u32) -> Barrier {
-        Barrier { state: Mutex::new(BarrierState { live, arrived: 0, generation: 0 }), wake: Condvar::new() }
+impl Checks {
+    pub fn new(kernel: &str) -> Checks {
+        Checks { kernel: kernel.to_string(), buffers: Vec::new() }
     }
 
-    fn reset(&self, live: u32) {
-        let mut s = self.state.lock().unwrap();
-        s.live = live;
-        s.arrived = 0;
-    }
-
-    fn wait(&self, failed: &AtomicBool) {
-        let mut s = self.state.lock().unwrap();
-        s.arrived += 1;
-        if s.arrived >= s.live {
-            s.arrived = 0;
-            s.generation += 1;
-            self.wake.notify_all();
-            return;
-        }
-        let generation = s.generation;
-        let started = Instant::now();
-        while s.generation == generation {
-            if failed.load(Ordering::Relaxed) {
-                panic!("another emulated thread failed");
-            }
-            if started.elapsed() > DEADLOCK_AFTER {
-                failed.store(true, Ordering::Relaxed);
-                panic!("barrier deadlock: some threads of the block never reached this barrier (a barrier inside divergent code, or after an early return?)");
-            }
-            s = self.wake.wait_timeout(s, Duration::from_millis(20)).unwrap().0;
-        }
-    }
-
-    fn leave(&self) {
-        let mut s = self.state.lock().unwrap();
-        s.live -= 1;
-        if s.arrived > 0 && s.arrived >= s.live {
-            s.arrived = 0;
-            s.generation += 1;
-            self.wake.notify_all();
-        }
+    /// Declares `len` elements of `T` at `ptr` as the buffer `name`.
+    pub fn buffer<T>(mut self, name: &str, ptr: *const T, len: usize) -> Checks {
+        self.buffers.push(Buffer { name: name.to_string(), start: ptr as usize, bytes: len * size_of::<T>() });
+        self
     }
 }
 
@@ -85,11 +65,68 @@ struct Block {
     warp_barriers: Vec<Barrier>,
     exchange_slots: Vec<[[AtomicU32; 8]; 32]>,
     failed: AtomicBool,
+    /// Linear index of the running block.
+    current: AtomicU64,
+    grid: Dim3,
+    /// Barrier intervals so far (every block start and every barrier
+    /// release begins one): the race checker's clock.
+    interval: AtomicU64,
+    shared: std::ops::Range<usize>,
+    shadow: race::Shadow,
+    /// The shared window first, then the launch's buffers.
+    buffers: Vec<Buffer>,
+    /// Each thread's `cp.async` copies: those not yet committed, then the
+    /// committed groups, oldest first ((offset, bytes) in shared memory).
+    copies: Vec<Mutex<Copies>>,
+    report: Mutex<Report>,
 }
 
-unsafe fn hook_barrier(block: *const ()) {
+#[derive(Default)]
+struct Copies {
+    open: Vec<(usize, u32)>,
+    groups: VecDeque<Vec<(usize, u32)>>,
+}
+
+impl Block {
+    fn coordinates(&self) -> Dim3 {
+        unflatten(self.current.load(Ordering::SeqCst), self.grid)
+    }
+
+    fn add(&self, finding: Finding) {
+        self.report.lock().unwrap().add(finding);
+    }
+
+    /// Records a barrier mismatch and stops the block.
+    fn broken(&self, mismatch: Mismatch, warp: Option<u32>) {
+        let finding = BarrierMismatch { block: self.coordinates(), warp, waiting: mismatch.waiting, exited: mismatch.exited };
+        self.add(Finding::Barrier(finding));
+        self.failed.store(true, Ordering::SeqCst);
+    }
+
+    /// Turns a broken barrier into the end of this thread.
+    fn stop(&self, broken: Broken, warp: Option<u32>) -> ! {
+        if let Broken(Some(mismatch)) = broken {
+            self.broken(mismatch, warp);
+        }
+        stop_thread()
+    }
+}
+
+/// Ends this emulated thread without the panic hook's message: the reason
+/// is reported once, by whoever found it.
+fn stop_thread() -> ! {
+    std::panic::resume_unwind(Box::new(STOPPED))
+}
+
+unsafe fn hook_barrier(block: *const (), site: &'static Location<'static>) {
     let block = unsafe { &*(block as *const Block) };
-    block.block_barrier.wait(&block.failed);
+    let rank = kernels_gpu::gpu::thread_rank();
+    let next_interval = || {
+        block.interval.fetch_add(1, Ordering::SeqCst);
+    };
+    if let Err(broken) = block.block_barrier.wait(rank, site, &block.failed, next_interval) {
+        block.stop(broken, None);
+    }
 }
 
 unsafe fn hook_exchange(block: *const (), warp: u32, lane: u32, values: [u32; 8]) -> emulated::WarpValues {
@@ -98,38 +135,128 @@ unsafe fn hook_exchange(block: *const (), warp: u32, lane: u32, values: [u32; 8]
     for (slot, value) in slots[lane as usize].iter().zip(values) {
         slot.store(value, Ordering::SeqCst);
     }
-    barrier.wait(&block.failed);
+    // Lanes may exchange from different call sites (allowed since Volta),
+    // so one site stands for all.
+    let site = Location::caller();
+    if let Err(broken) = barrier.wait(lane, site, &block.failed, || ()) {
+        block.stop(broken, Some(warp));
+    }
     let out = std::array::from_fn(|l| std::array::from_fn(|i| slots[l][i].load(Ordering::SeqCst)));
-    barrier.wait(&block.failed);
+    if let Err(broken) = barrier.wait(lane, site, &block.failed, || ()) {
+        block.stop(broken, Some(warp));
+    }
     out
+}
+
+unsafe fn hook_access(block: *const (), rank: u32, address: usize, access: Access) -> bool {
+    let block = unsafe { &*(block as *const Block) };
+    let bytes = access.bytes as usize;
+    if block.shared.contains(&address) && address + bytes <= block.shared.end {
+        let interval = block.interval.load(Ordering::SeqCst);
+        let found = block.shadow.record(interval, rank, address - block.shared.start, access);
+        if let Some(f) = found {
+            let race = Race { block: block.coordinates(), hazard: f.hazard, offset: f.offset, first: f.first, second: f.second };
+            block.add(Finding::Race(race));
+        }
+        return true;
+    }
+    // Without declared buffers only an access that runs off the end of
+    // shared memory is known to be wrong.
+    let declared = block.buffers.len() > 1;
+    if !declared && !block.shared.contains(&address) {
+        return true;
+    }
+    let Some(nearest) = bounds::check(&block.buffers, address, bytes) else { return true };
+    let write = access.kind != AccessKind::Read;
+    block.add(Finding::OutOfBounds(OutOfBounds { block: block.coordinates(), thread: rank, write, address, bytes: access.bytes, nearest }));
+    false
+}
+
+unsafe fn hook_copy(block: *const (), rank: u32, event: CopyEvent) {
+    let block = unsafe { &*(block as *const Block) };
+    let mut copies = block.copies[rank as usize].lock().unwrap();
+    match event {
+        CopyEvent::Start { address, bytes } => {
+            if block.shared.contains(&address) {
+                let offset = address - block.shared.start;
+                block.shadow.mark_copy(rank, offset, bytes, true);
+                copies.open.push((offset, bytes));
+            }
+        }
+        CopyEvent::Commit => {
+            let group = std::mem::take(&mut copies.open);
+            copies.groups.push_back(group);
+        }
+        CopyEvent::Wait { pending } => {
+            while copies.groups.len() > pending as usize {
+                for (offset, bytes) in copies.groups.pop_front().unwrap_or_default() {
+                    block.shadow.mark_copy(rank, offset, bytes, false);
+                }
+            }
+        }
+    }
 }
 
 struct AssertSync<T>(T);
 unsafe impl<T> Sync for AssertSync<T> {}
 unsafe impl<T> Send for AssertSync<T> {}
 
-/// Runs `kernel` once per thread of every block of `shape`.
+/// Runs `kernel` once per thread of every block of `shape`; any finding of
+/// the checkers is an error (its text lists them).
+///
+/// # Safety
+/// As for [`launch_checked`].
+pub unsafe fn launch(shape: LaunchShape, kernel: impl Fn()) -> Result<(), String> {
+    let report = unsafe { launch_checked(shape, &Checks::new("kernel"), kernel)? };
+    if report.is_clean() { Ok(()) } else { Err(report.to_string()) }
+}
+
+/// Runs `kernel` once per thread of every block of `shape` with the
+/// checkers on, and returns what they found. A broken barrier ends the
+/// launch there (a GPU would hang); races and out-of-bounds accesses are
+/// collected while it runs on (out-of-bounds accesses are skipped). `Err`
+/// means the launch itself failed: a bad shape, or a panic in the kernel
+/// (a misaligned 128-bit access, a trap).
 ///
 /// # Safety
 /// `kernel` must be safe to run concurrently from many threads the way the
 /// GPU would run it (the pointers it captures must be valid for the launch).
-pub unsafe fn launch(shape: LaunchShape, kernel: impl Fn()) -> Result<(), String> {
+pub unsafe fn launch_checked(shape: LaunchShape, checks: &Checks, kernel: impl Fn()) -> Result<Report, String> {
     let threads = shape.block.volume() as u32;
     if threads == 0 || threads > 1024 || shape.grid.volume() == 0 {
         return Err(format!("invalid launch: grid {:?}, block {:?}", shape.grid, shape.block));
     }
     let warps = threads.div_ceil(32);
+    let mut shared = vec![0u128; (shape.shared_bytes as usize).div_ceil(16)];
+    let shared_start = shared.as_mut_ptr() as usize;
     let block = Block {
         block_barrier: Barrier::new(threads),
         warp_barriers: (0..warps).map(|w| Barrier::new((threads - 32 * w).min(32))).collect(),
         exchange_slots: (0..warps).map(|_| std::array::from_fn(|_| std::array::from_fn(|_| AtomicU32::new(0)))).collect(),
         failed: AtomicBool::new(false),
+        current: AtomicU64::new(0),
+        grid: shape.grid,
+        interval: AtomicU64::new(0),
+        shared: shared_start..shared_start + shape.shared_bytes as usize,
+        shadow: race::Shadow::new(shape.shared_bytes),
+        // The shared window is a buffer too: it names accesses next to it.
+        buffers: [Buffer { name: "shared memory".into(), start: shared_start, bytes: shape.shared_bytes as usize }]
+            .into_iter()
+            .chain(checks.buffers.iter().cloned())
+            .collect(),
+        copies: (0..threads).map(|_| Mutex::default()).collect(),
+        report: Mutex::new(Report::new(&checks.kernel)),
     };
     let between_blocks = Barrier::new(threads);
-    let mut shared = vec![0u128; (shape.shared_bytes as usize).div_ceil(16)];
     let shared_ptr = AssertSync(shared.as_mut_ptr() as *mut u8);
     let kernel = AssertSync(kernel);
-    let hooks = BlockHooks { block: &block as *const Block as *const (), barrier: hook_barrier, exchange: hook_exchange };
+    let hooks = BlockHooks {
+        block: &block as *const Block as *const (),
+        barrier: hook_barrier,
+        exchange: hook_exchange,
+        access: hook_access,
+        copy: hook_copy,
+    };
     let hooks = AssertSync(hooks);
 
     let grid = shape.grid;
@@ -141,12 +268,25 @@ pub unsafe fn launch(shape: LaunchShape, kernel: impl Fn()) -> Result<(), String
                 std::thread::Builder::new()
                     .stack_size(256 * 1024)
                     .spawn_scoped(scope, move || {
+                        let (warp, lane) = ((rank / 32) as usize, rank % 32);
+                        let between_site = Location::caller();
+                        let wait_between = || {
+                            if between.wait(rank, between_site, &block.failed, || ()).is_err() {
+                                stop_thread();
+                            }
+                        };
                         let run = std::panic::AssertUnwindSafe(|| {
                             for linear in 0..blocks {
                                 if rank == 0 {
-                                    block.block_barrier.reset(threads);
-                                    for (w, barrier) in block.warp_barriers.iter().enumerate() {
-                                        barrier.reset((threads - 32 * w as u32).min(32));
+                                    block.block_barrier.reset();
+                                    for barrier in &block.warp_barriers {
+                                        barrier.reset();
+                                    }
+                                    block.current.store(linear, Ordering::SeqCst);
+                                    block.interval.fetch_add(1, Ordering::SeqCst);
+                                    block.shadow.clear_copies();
+                                    for copies in &block.copies {
+                                        *copies.lock().unwrap() = Copies::default();
                                     }
                                     let words = shape.shared_bytes as usize / 4;
                                     let shared = shared_ptr.0 as *mut u32;
@@ -154,7 +294,7 @@ pub unsafe fn launch(shape: LaunchShape, kernel: impl Fn()) -> Result<(), String
                                         unsafe { shared.add(i).write(POISON_BITS) };
                                     }
                                 }
-                                between.wait(&block.failed);
+                                wait_between();
                                 let context = ThreadContext {
                                     thread: unflatten(rank as u64, shape.block),
                                     block: unflatten(linear, grid),
@@ -166,14 +306,18 @@ pub unsafe fn launch(shape: LaunchShape, kernel: impl Fn()) -> Result<(), String
                                 unsafe { emulated::enter(context) };
                                 (kernel.0)();
                                 emulated::leave();
-                                block.block_barrier.leave();
-                                block.warp_barriers[(rank / 32) as usize].leave();
-                                between.wait(&block.failed);
+                                if let Some(mismatch) = block.block_barrier.leave(rank) {
+                                    block.broken(mismatch, None);
+                                }
+                                if let Some(mismatch) = block.warp_barriers[warp].leave(lane) {
+                                    block.broken(mismatch, Some(warp as u32));
+                                }
+                                wait_between();
                             }
                         });
                         let outcome = std::panic::catch_unwind(run);
                         if outcome.is_err() {
-                            block.failed.store(true, Ordering::Relaxed);
+                            block.failed.store(true, Ordering::SeqCst);
                             emulated::leave();
                         }
                         outcome.map_err(panic_message)
@@ -184,15 +328,20 @@ pub unsafe fn launch(shape: LaunchShape, kernel: impl Fn()) -> Result<(), String
         let mut first_error = None;
         for handle in handles {
             if let Err(message) = handle.join().expect("emulated thread")
-                && (first_error.is_none() || message != "another emulated thread failed") {
-                    first_error.get_or_insert(message);
-                }
+                && message != STOPPED
+            {
+                first_error.get_or_insert(message);
+            }
         }
         first_error
     });
+    let report = block.report.into_inner().unwrap();
     match result {
         Some(message) => Err(message),
-        None => Ok(()),
+        None if block.failed.load(Ordering::SeqCst) && report.barrier_mismatches().next().is_none() => {
+            Err("the launch stopped without a reason".into())
+        }
+        None => Ok(report),
     }
 }
 
@@ -246,15 +395,20 @@ impl AlignedBuffer {
     }
 }
 
-/// Runs one SGEMM rung on the CPU: `c = alpha * a * b + beta * c`.
+/// Runs one SGEMM rung on the CPU: `c = alpha * a * b + beta * c`, with
+/// `a`, `b` and `c` declared to the bounds checker. Any finding is an error.
 #[allow(clippy::too_many_arguments)]
 pub fn sgemm(kernel: &GemmKernel, (m, n, k): (u32, u32, u32), alpha: f32, a: &[f32], b: &[f32], beta: f32, c: &mut [f32]) -> Result<(), String> {
     let (a, b) = (AlignedBuffer::from_slice(a), AlignedBuffer::from_slice(b));
     let mut out = AlignedBuffer::from_slice(c);
+    let checks = Checks::new(kernel.name()).buffer("a", a.as_ptr(), a.len).buffer("b", b.as_ptr(), b.len).buffer("c", out.as_ptr(), out.len);
     let (pa, pb, pc) = (a.as_ptr() as usize, b.as_ptr() as usize, out.as_mut_ptr() as usize);
     let f = kernel.emulate;
-    unsafe {
-        launch((kernel.launch)(m, n), || f(m, n, k, alpha, pa as *const f32, pb as *const f32, beta, pc as *mut f32))?;
+    let report = unsafe {
+        launch_checked((kernel.launch)(m, n), &checks, || f(m, n, k, alpha, pa as *const f32, pb as *const f32, beta, pc as *mut f32))?
+    };
+    if !report.is_clean() {
+        return Err(report.to_string());
     }
     c.copy_from_slice(out.as_slice());
     Ok(())
@@ -265,10 +419,13 @@ pub fn sgemm(kernel: &GemmKernel, (m, n, k): (u32, u32, u32), alpha: f32, a: &[f
 pub fn bf16_gemm(kernel: &Bf16Kernel, (m, n, k): (u32, u32, u32), a: &[u16], b: &[u16], c: &mut [f32]) -> Result<(), String> {
     let (a, b) = (aligned_u16(a), aligned_u16(b));
     let mut out = AlignedBuffer::from_slice(c);
+    let checks = Checks::new(kernel.name()).buffer("a", a.as_ptr(), a.len).buffer("b", b.as_ptr(), b.len).buffer("c", out.as_ptr(), out.len);
     let (pa, pb, pc) = (a.as_ptr() as usize, b.as_ptr() as usize, out.as_mut_ptr() as usize);
     let f = kernel.emulate;
-    unsafe {
-        launch((kernel.launch)(m, n), || f(m, n, k, pa as *const u16, pb as *const u16, pc as *mut f32))?;
+    let report =
+        unsafe { launch_checked((kernel.launch)(m, n), &checks, || f(m, n, k, pa as *const u16, pb as *const u16, pc as *mut f32))? };
+    if !report.is_clean() {
+        return Err(report.to_string());
     }
     c.copy_from_slice(out.as_slice());
     Ok(())

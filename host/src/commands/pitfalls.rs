@@ -1,0 +1,23 @@
+//! `ptx-ladder pitfalls`: the texts' broken examples and their fixes, run on
+//! the CPU emulator with its checkers on. Needs no GPU.
+
+use crate::Failure;
+use crate::cli::PitfallsArgs;
+use crate::output::outln;
+use ptx_ladder::labs::pitfalls::{self, Options};
+
+pub fn run(args: PitfallsArgs) -> Result<(), Failure> {
+    pitfalls::validate(args.n).map_err(|e| Failure::Usage(e.to_string()))?;
+    lab(&Options { n: args.n })
+}
+
+/// Prints every case; fails unless each broken example was caught and each
+/// fix was clean.
+pub fn lab(options: &Options) -> Result<(), Failure> {
+    let cases = pitfalls::run(options)?;
+    for case in &cases {
+        outln!("{case}")?;
+    }
+    pitfalls::verdict(&cases)?;
+    outln!("All {} broken examples were caught on the CPU, and every fix ran clean.", cases.len())
+}
