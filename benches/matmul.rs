@@ -12,6 +12,7 @@ use ptx_ladder::matmul::check::verdict;
 use ptx_ladder::matmul::cublas::Cublas;
 use ptx_ladder::matmul::ladder::{Gemm, Options, measure, prepare};
 use ptx_ladder::matmul::bf16;
+use ptx_ladder::matmul::hopper::HopperGemm;
 use ptx_ladder::matmul::rungs;
 use std::time::Duration;
 
@@ -108,6 +109,12 @@ fn main() {
     }
     for rung in rungs::in_order(kernels_gpu::matmul::r08_autotuned::CONFIGS[0].kernel) {
         gemms.push((format!("{} {}", rung.id, rung.title), Box::new(rung.kernel)));
+    }
+    for rung in rungs::hopper_in_order() {
+        match HopperGemm::tf32x3(rung.kernel, &gpu, options.size) {
+            Ok(gemm) => gemms.push((format!("{} {}", rung.id, rung.title), Box::new(gemm))),
+            Err(e) => eprintln!("benches/matmul: rung {} skipped: {e}", rung.id),
+        }
     }
     for (name, gemm) in &gemms {
         // Check once before timing: a wrong kernel's speed means nothing.

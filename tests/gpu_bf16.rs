@@ -10,12 +10,18 @@ use ptx_ladder::matmul::bf16::rungs::ladder;
 use ptx_ladder::matmul::check::{reference_rows, verdict};
 use ptx_ladder::matmul::cublas::Cublas;
 
+/// Odd shapes, and odd shapes whose K and N are multiples of 8 (so the
+/// Hopper rungs, which need 16-byte rows for TMA, run on them too).
 const SHAPES: &[(u32, u32, u32)] = &[
     (1, 1, 1),
     (17, 33, 9),
     (255, 257, 129),
     (1000, 1000, 1000),
     (4097, 1023, 513),
+    (1, 8, 8),
+    (17, 40, 24),
+    (255, 264, 136),
+    (4097, 1024, 520),
 ];
 
 #[test]

@@ -6,11 +6,11 @@
 //! buffers), then run as often as the timing needs.
 
 use crate::device::hopper::{TmaElement, TmaTile, address, tensor_map};
-use crate::device::{Gpu, pointer};
+use crate::device::{GemmArgs, Gpu, pointer};
 use crate::error::{Error, Result};
 use cust::memory::DeviceBuffer;
 use kernels_gpu::launch::{Dim3, LaunchShape};
-use kernels_gpu::hopper::{HopperKernel, Operands, tf32x3};
+use kernels_gpu::hopper::{Entry, HopperKernel, tf32x3};
 
 /// The 3xTF32 split of A and B: rows of `pitch` floats (K rounded up to 4).
 struct Split {
@@ -51,7 +51,12 @@ fn launch_shape(gpu: &Gpu, kernel: &HopperKernel, (m, n, _): (u32, u32, u32)) ->
 impl HopperGemm {
     /// A BF16 kernel over A (`m`×`k`) and B (`k`×`n`), row-major BF16 bits.
     pub fn bf16(kernel: HopperKernel, gpu: &Gpu, size: (u32, u32, u32), a: &DeviceBuffer<u16>, b: &DeviceBuffer<u16>) -> Result<HopperGemm> {
-        assert_eq!(kernel.operands, Operands::Bf16, "{} is not a BF16 kernel", kernel.name());
+        if !matches!(kernel.entry, Entry::Bf16(_)) {
+            return Err(Error::new(format!("{} is not a BF16 kernel", kernel.name())));
+        }
+        // Loads (and JIT-compiles) the module now, outside any timing; on a
+        // GPU other than Hopper this is the error to show.
+        gpu.hopper_module()?;
         if let Some(why) = bf16_shape_problem(size) {
             return Err(Error::new(format!("{} {why}", kernel.name())));
         }
@@ -75,7 +80,10 @@ impl HopperGemm {
 
     /// The 3xTF32 kernel at this size, with its scratch buffers.
     pub fn tf32x3(kernel: HopperKernel, gpu: &Gpu, size: (u32, u32, u32)) -> Result<HopperGemm> {
-        assert_eq!(kernel.operands, Operands::Tf32x3, "{} is not a 3xTF32 kernel", kernel.name());
+        if !matches!(kernel.entry, Entry::Tf32x3(_)) {
+            return Err(Error::new(format!("{} is not a 3xTF32 kernel", kernel.name())));
+        }
+        gpu.hopper_module()?;
         let (m, n, k) = size;
         let pitch = tf32x3::padded_k(k);
         if pitch.div_ceil(32) > 65_535 {
@@ -116,16 +124,28 @@ impl HopperGemm {
         self.shape
     }
 
-    /// Enqueues `C = A·B`. For 3xTF32, `inputs` are the fp32 A and B (split
-    /// first, on the same stream, so the timing includes the split); BF16
-    /// kernels read the inputs their tensor maps were made over.
-    pub fn run(&self, gpu: &Gpu, inputs: Option<(&DeviceBuffer<f32>, &DeviceBuffer<f32>)>, c: &DeviceBuffer<f32>) -> Result<()> {
+    /// Enqueues `C = A·B` with a BF16 kernel, over the inputs its tensor
+    /// maps were made for.
+    pub fn run_bf16(&self, gpu: &Gpu, c: &DeviceBuffer<f32>) -> Result<()> {
         let (m, n, k) = self.size;
-        if let Some(split) = &self.split {
-            let (a, b) = inputs.ok_or_else(|| Error::new(format!("{} needs the fp32 inputs to split", self.kernel.name())))?;
-            self.split(gpu, split, a, b)?;
+        match self.kernel.entry {
+            Entry::Bf16(kernel) => gpu.launch(&kernel, self.shape, (m, n, k, pointer(&self.maps), pointer(c))),
+            Entry::Tf32x3(_) => Err(Error::new(format!("{} is not a BF16 kernel", self.kernel.name()))),
         }
-        gpu.launch(&self.kernel.kernel, self.shape, (m, n, k, pointer(&self.maps), pointer(c)))
+    }
+
+    /// Enqueues `C = alpha·A·B + beta·C` with the 3xTF32 kernel: A and B
+    /// are split first, on the same stream, so a timing includes the split.
+    pub fn run_tf32x3(&self, gpu: &Gpu, args: &GemmArgs) -> Result<()> {
+        let (m, n, k) = self.size;
+        let (Entry::Tf32x3(kernel), Some(split)) = (self.kernel.entry, &self.split) else {
+            return Err(Error::new(format!("{} is not a 3xTF32 kernel", self.kernel.name())));
+        };
+        if (args.m, args.n, args.k) != self.size {
+            return Err(Error::new(format!("{} was prepared for {m}x{n}x{k}", self.kernel.name())));
+        }
+        self.split(gpu, split, args.a, args.b)?;
+        gpu.launch(&kernel, self.shape, (m, n, k, args.alpha, pointer(&self.maps), args.beta, pointer(args.c)))
     }
 
     fn split(&self, gpu: &Gpu, split: &Split, a: &DeviceBuffer<f32>, b: &DeviceBuffer<f32>) -> Result<()> {

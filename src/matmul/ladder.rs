@@ -4,7 +4,8 @@
 use super::check::{Problem, Reference, Verdict, reference, reference_rows, verdict};
 use super::cublas::Cublas;
 use super::dtype::{Dtype, TF32_TOLERANCE};
-use super::rungs::Rung;
+use super::hopper::HopperGemm;
+use super::rungs::Selection;
 use crate::device::{GemmArgs, Gpu, KernelResources, Timing};
 use kernels_gpu::launch::LaunchShape;
 use crate::error::{Context as _, Error, Result};
@@ -104,6 +105,14 @@ impl Gemm for kernels_gpu::matmul::GemmKernel {
 impl Gemm for Cublas {
     fn run(&self, _gpu: &Gpu, args: &GemmArgs) -> Result<()> {
         self.sgemm((args.m, args.n, args.k), args.alpha, args.a, args.b, args.beta, args.c)
+    }
+}
+
+/// The 3xTF32 wgmma rung, prepared for one size (its split buffers and
+/// tensor maps).
+impl Gemm for HopperGemm {
+    fn run(&self, gpu: &Gpu, args: &GemmArgs) -> Result<()> {
+        self.run_tf32x3(gpu, args)
     }
 }
 
@@ -275,7 +284,7 @@ pub fn prepare(gpu: &Gpu, options: &Options, progress: &mut dyn FnMut(&str)) -> 
 /// Runs cuBLAS (if found) and then every rung in `rungs`.
 pub fn run(
     gpu: &Gpu,
-    rungs: &[Rung],
+    rungs: &Selection,
     options: &Options,
     autotune_note: String,
     progress: &mut dyn FnMut(&str),
@@ -301,13 +310,25 @@ pub fn run(
     };
 
     let mut rows = Vec::new();
-    for (i, rung) in rungs.iter().enumerate() {
+    let (m, n, k) = options.size;
+    for (i, rung) in rungs.portable.iter().enumerate() {
         progress(&crate::progress::step(i, rungs.len(), &format!("rung {} {} ({})", rung.id, rung.title, rung.kernel.name())));
         let (c, timing) = measure(gpu, &mut buffers, &rung.kernel, &reference, options.reps, options.warmup)?;
-        let (m, n, _) = options.size;
         let shape = (rung.kernel.launch)(m, n);
         let names = (rung.id, rung.title, rung.kernel.name());
         rows.push(Row::rung(gpu, names, shape, verdict(&reference, &c), timing, flops)?);
+    }
+    for (i, rung) in rungs.hopper.iter().enumerate() {
+        let names = (rung.id, rung.title, rung.kernel.name());
+        if !gpu.is_hopper() {
+            rows.push(Row::skipped(names, "needs a Hopper GPU (sm_90)".into(), reference.tolerance));
+            continue;
+        }
+        let step = rungs.portable.len() + i;
+        progress(&crate::progress::step(step, rungs.len(), &format!("rung {} {} ({})", rung.id, rung.title, rung.kernel.name())));
+        let gemm = HopperGemm::tf32x3(rung.kernel, gpu, (m, n, k))?;
+        let (c, timing) = measure(gpu, &mut buffers, &gemm, &reference, options.reps, options.warmup)?;
+        rows.push(Row::rung(gpu, names, gemm.shape(), verdict(&reference, &c), timing, flops)?);
     }
     Ok(Report {
         dtype: Dtype::F32,

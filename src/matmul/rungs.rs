@@ -1,6 +1,7 @@
 //! The ladder's rungs in order, and the `--rungs` selector.
 
 use crate::error::{Error, Result};
+use kernels_gpu::hopper::HopperKernel;
 use kernels_gpu::matmul::{self as k, GemmKernel};
 
 /// One rung: its number on the ladder, a short title and its kernel.
@@ -33,10 +34,11 @@ pub fn in_order(autotuned: GemmKernel) -> Vec<Rung> {
 /// Rungs named by `list`: comma-separated ids ("7a"), numbers ("7" is 7a
 /// and 7b) and ranges ("3-6"), kept in ladder order, then any other SGEMM
 /// kernel of the module named in full (rung 8's candidates, for example).
-pub fn select(all: &[Rung], list: &str) -> Result<Vec<Rung>> {
+pub fn select(all: &[Rung], list: &str) -> Result<Selection> {
+    let hopper = hopper_in_order();
     let mut extra = Vec::new();
-    let ids: Vec<&str> = all.iter().map(|r| r.id).collect();
-    let mut chosen = vec![false; all.len()];
+    let ids: Vec<&str> = all.iter().map(|r| r.id).chain(hopper.iter().map(|r| r.id)).collect();
+    let mut chosen = vec![false; ids.len()];
     for item in list.split(',').map(str::trim) {
         if let Some(kernel) = kernels_gpu::matmul::KERNELS.iter().find(|k| k.name() == item) {
             match all.iter().position(|r| r.kernel.name() == item) {
@@ -45,13 +47,54 @@ pub fn select(all: &[Rung], list: &str) -> Result<Vec<Rung>> {
             }
             continue;
         }
+        if let Some(i) = hopper.iter().position(|r| r.kernel.name() == item) {
+            chosen[all.len() + i] = true;
+            continue;
+        }
         for i in matching(&ids, item, " and full kernel names")? {
             chosen[i] = true;
         }
     }
-    let mut rungs: Vec<Rung> = all.iter().zip(chosen).filter_map(|(r, c)| c.then_some(*r)).collect();
-    rungs.extend(extra);
-    Ok(rungs)
+    let mut portable: Vec<Rung> = all.iter().zip(&chosen).filter_map(|(r, &c)| c.then_some(*r)).collect();
+    portable.extend(extra);
+    let hopper = hopper.into_iter().zip(&chosen[all.len()..]).filter_map(|(r, &c)| c.then_some(r)).collect();
+    Ok(Selection { portable, hopper })
+}
+
+/// A rung of the sm_90a module: it runs only on a Hopper GPU (elsewhere its
+/// row says why it was skipped), after the portable rungs.
+#[derive(Clone, Copy)]
+pub struct HopperRung {
+    pub id: &'static str,
+    pub title: &'static str,
+    pub kernel: HopperKernel,
+}
+
+/// The SGEMM ladder's rungs past the FP32 pipes and `mma.sync`.
+pub fn hopper_in_order() -> Vec<HopperRung> {
+    vec![HopperRung { id: "12", title: "3xTF32 on wgmma, TMA, warp-specialized", kernel: kernels_gpu::hopper::tf32x3::KERNEL }]
+}
+
+/// The rungs one run measures: the portable module's, then the sm_90a
+/// module's.
+pub struct Selection {
+    pub portable: Vec<Rung>,
+    pub hopper: Vec<HopperRung>,
+}
+
+impl Selection {
+    /// Every rung of both modules.
+    pub fn everything(portable: Vec<Rung>) -> Selection {
+        Selection { portable, hopper: hopper_in_order() }
+    }
+
+    pub fn len(&self) -> usize {
+        self.portable.len() + self.hopper.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 /// Positions in `ids` that one `--rungs` item names: an id ("7a"), a
@@ -86,7 +129,8 @@ mod tests {
 
     fn ids(list: &str) -> Vec<&'static str> {
         let all = in_order(k::r08_autotuned::CONFIGS[0].kernel);
-        select(&all, list).unwrap().iter().map(|r| r.id).collect()
+        let picked = select(&all, list).unwrap();
+        picked.portable.iter().map(|r| r.id).chain(picked.hopper.iter().map(|r| r.id)).collect()
     }
 
     #[test]
@@ -105,6 +149,8 @@ mod tests {
         assert_eq!(ids("7"), ["7a", "7b"]);
         assert_eq!(ids("10,3-5,7B"), ["3", "4", "5", "7b", "10"]);
         assert_eq!(ids("1-10").len(), 11);
+        assert_eq!(ids("11-12"), ["11", "12"]);
+        assert_eq!(ids("tf32x3_wgmma"), ["12"]);
     }
 
     #[test]
@@ -112,14 +158,14 @@ mod tests {
         let candidate = k::r08_autotuned::CONFIGS[3].kernel.name();
         let all = in_order(k::r08_autotuned::CONFIGS[0].kernel);
         let picked = select(&all, &format!("2,{candidate},sgemm_naive")).unwrap();
-        let names: Vec<&str> = picked.iter().map(|r| r.kernel.name()).collect();
+        let names: Vec<&str> = picked.portable.iter().map(|r| r.kernel.name()).collect();
         assert_eq!(names, ["sgemm_naive", "sgemm_coalesced", candidate]);
     }
 
     #[test]
     fn bad_selections_say_what_exists() {
         let all = in_order(k::r08_autotuned::CONFIGS[0].kernel);
-        for bad in ["12", "x", "5-3", "", "7c"] {
+        for bad in ["13", "x", "5-3", "", "7c"] {
             let err = select(&all, bad).err().expect(bad);
             assert!(err.message().starts_with("--rungs:"), "{err}");
         }

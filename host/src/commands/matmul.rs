@@ -78,7 +78,7 @@ pub fn run(args: MatmulArgs) -> Result<(), Failure> {
     let all = rungs::in_order(choice.config.kernel);
     let selected = match &args.rungs {
         Some(list) => rungs::select(&all, list)?,
-        None => all,
+        None => rungs::Selection::everything(all),
     };
     let result = tracked(|progress| ladder::run(&gpu, &selected, &options, choice.note, progress))?;
     // The same SGEMM on every CPU core: the bargain the texts open with.

@@ -69,35 +69,41 @@ impl HopperTiling {
     }
 }
 
-/// Which inputs a Hopper kernel reads, and so how the host prepares them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Operands {
-    /// BF16 A (M×K) and B (K×N), row-major, through tensor maps over the
-    /// inputs themselves: K and N must be multiples of 8 (16-byte rows).
-    Bf16,
-    /// fp32 A and B, split by [`tf32x3::SPLIT_A`]/[`tf32x3::SPLIT_B_TRANSPOSED`]
-    /// into TF32 big and small parts (B transposed) in padded buffers.
-    Tf32x3,
-}
+/// Parameters of the BF16 Hopper GEMMs: `(m, n, k, maps, c)`, `C = A·B`.
+/// `maps` points to A's and B's tensor maps in global memory, 16 words
+/// each, made over the BF16 inputs themselves (so K and N must be multiples
+/// of 8: TMA reads rows of whole 16-byte units).
+pub type Bf16Params = (u32, u32, u32, *const u64, *mut f32);
 
-/// Parameters of every Hopper GEMM: `(m, n, k, maps, c)`. `maps` points to
-/// the tensor maps in global memory, 16 words each (A's, then B's; for
-/// 3xTF32 A big, A small, Bᵀ big, Bᵀ small).
-pub type HopperParams = (u32, u32, u32, *const u64, *mut f32);
+/// Parameters of the 3xTF32 GEMM: `(m, n, k, alpha, maps, beta, c)`,
+/// `C = alpha·A·B + beta·C` as the SGEMM ladder's. `maps` points to the
+/// tensor maps of A big, A small, Bᵀ big and Bᵀ small, the padded split
+/// that [`tf32x3::tf32x3_split_rows`] and [`tf32x3::tf32x3_split_transposed`]
+/// make first.
+pub type Tf32x3Params = (u32, u32, u32, f32, *const u64, f32, *mut f32);
+
+/// A Hopper GEMM's typed entry point, which also says what the host
+/// prepares for it.
+#[derive(Clone, Copy, Debug)]
+pub enum Entry {
+    Bf16(Kernel<Bf16Params>),
+    Tf32x3(Kernel<Tf32x3Params>),
+}
 
 /// What the host needs to launch one Hopper GEMM.
 #[derive(Clone, Copy, Debug)]
 pub struct HopperKernel {
-    /// The typed launch handle (entry name and parameters).
-    pub kernel: Kernel<HopperParams>,
+    pub entry: Entry,
     pub tiling: HopperTiling,
-    pub operands: Operands,
 }
 
 impl HopperKernel {
     /// The `.entry` name in the sm_90a module.
     pub const fn name(&self) -> &'static str {
-        self.kernel.name()
+        match self.entry {
+            Entry::Bf16(kernel) => kernel.name(),
+            Entry::Tf32x3(kernel) => kernel.name(),
+        }
     }
 
     pub const fn launch(&self, m: u32, n: u32, multiprocessors: u32) -> LaunchShape {
@@ -134,17 +140,43 @@ fn tile_origin(tile: u32, (rows, cols): (u32, u32), group_m: u32, (tile_m, tile_
     ((first_row + within % height) * tile_m, (within / height) * tile_n)
 }
 
+/// BLAS's epilogue, `C = alpha·acc + beta·C`; C is not read when beta is 0.
+#[cfg(ptx_ladder_hopper)]
+#[derive(Clone, Copy)]
+struct Scale {
+    alpha: f32,
+    beta: f32,
+}
+
+#[cfg(ptx_ladder_hopper)]
+impl Scale {
+    /// `C = acc`.
+    const NONE: Scale = Scale { alpha: 1.0, beta: 0.0 };
+
+    #[inline(always)]
+    fn apply(self, acc: f32, c: *const f32) -> f32 {
+        if self.beta == 0.0 { self.alpha * acc } else { self.alpha * acc + self.beta * unsafe { c.read() } }
+    }
+}
+
 /// Writes a warpgroup's 64×N accumulator tile (the wgmma register layout,
-/// see [`crate::gpu::hopper::wgmma`]) to rows `row0..` and columns `col0..`
-/// of the row-major `m`×`n` matrix `c`, skipping what lies outside it.
-/// Each thread stores pairs of neighbouring columns with one 8-byte store
-/// where `n` is even (so the pair is 8-byte aligned).
+/// see [`crate::gpu::hopper::wgmma`]), scaled, to rows `row0..` and columns
+/// `col0..` of the row-major `m`×`n` matrix `c`, skipping what lies outside
+/// it. Each thread stores pairs of neighbouring columns with one 8-byte
+/// store where `n` is even (so the pair is 8-byte aligned).
 ///
 /// # Safety
 /// `c` is an `m`×`n` matrix; `thread` is the thread's rank in its warpgroup.
 #[cfg(ptx_ladder_hopper)]
 #[inline(always)]
-unsafe fn store_accumulators<const N: usize>(acc: &[f32; N], c: *mut f32, (m, n): (u32, u32), row0: u32, col0: u32, thread: u32) {
+unsafe fn store_accumulators<const N: usize>(
+    acc: &[f32; N],
+    scale: Scale,
+    c: *mut f32,
+    (m, n): (u32, u32),
+    (row0, col0): (u32, u32),
+    thread: u32,
+) {
     type F32x2 = core::simd::Simd<f32, 2>;
     let (warp, lane) = (thread / 32, thread % 32);
     let row = row0 + 16 * warp + lane / 4;
@@ -152,9 +184,10 @@ unsafe fn store_accumulators<const N: usize>(acc: &[f32; N], c: *mut f32, (m, n)
         let col = col0 + 8 * j as u32 + 2 * (lane % 4);
         for half in 0..2 {
             let r = row + 8 * half as u32;
-            let (v0, v1) = (acc[4 * j + 2 * half], acc[4 * j + 2 * half + 1]);
             if r < m && col < n {
                 let p = unsafe { c.add(r as usize * n as usize + col as usize) };
+                let v0 = scale.apply(acc[4 * j + 2 * half], p);
+                let v1 = if col + 1 < n { scale.apply(acc[4 * j + 2 * half + 1], unsafe { p.add(1) }) } else { 0.0 };
                 unsafe {
                     if col + 1 < n && n % 2 == 0 {
                         p.cast::<F32x2>().write(F32x2::from_array([v0, v1]));

@@ -24,7 +24,7 @@
 //! the tensor cores and added to the running fp32 sum with an ordinary add,
 //! which keeps the error at rung 11's level.
 
-use super::{HopperKernel, HopperTiling, Operands};
+use super::{Entry, HopperKernel, HopperTiling};
 use kernels_macros::kernel;
 
 /// 32 floats: one 128-byte swizzle row along K per stage.
@@ -38,7 +38,7 @@ const STAGE_BYTES: u32 = 4 * TILE_BYTES;
 const STAGES: u32 = 3;
 
 pub const KERNEL: HopperKernel = HopperKernel {
-    kernel: TF32X3_WGMMA,
+    entry: Entry::Tf32x3(TF32X3_WGMMA),
     tiling: HopperTiling {
         tile_n: TILE_N,
         tile_k: TILE_K,
@@ -48,7 +48,6 @@ pub const KERNEL: HopperKernel = HopperKernel {
         persistent: false,
         stage_bytes: STAGE_BYTES,
     },
-    operands: Operands::Tf32x3,
 };
 
 pub const SPLIT_THREADS: u32 = 256;
@@ -68,6 +67,7 @@ mod device {
     use crate::gpu::hopper::tma::{self, TensorMap};
     use crate::gpu::hopper::{WARPGROUP_THREADS, set_max_registers_decrease, set_max_registers_increase, shared_address, wgmma};
     use crate::gpu::{self, split_tf32, sync_threads};
+    use crate::hopper::Scale;
     use crate::hopper::pipeline::Ring;
 
     const TILE_M: u32 = 64 * CONSUMERS;
@@ -79,7 +79,7 @@ mod device {
     const B_SMALL: u32 = 3;
 
     #[inline(always)]
-    pub unsafe fn body(m: u32, n: u32, k: u32, maps: *const TensorMap, c: *mut f32) {
+    pub unsafe fn body(m: u32, n: u32, k: u32, scale: Scale, maps: *const TensorMap, c: *mut f32) {
         let t = gpu::thread_idx().x;
         let base = shared_address(gpu::dynamic_shared::<u8>());
         let first = base.next_multiple_of(ATOM_BYTES);
@@ -141,7 +141,7 @@ mod device {
                 sum[x] += stage_sum[x];
             }
         }
-        unsafe { super::super::store_accumulators(&sum, c, (m, n), row0 + consumer * 64, col0, t % WARPGROUP_THREADS) };
+        unsafe { super::super::store_accumulators(&sum, scale, c, (m, n), (row0 + consumer * 64, col0), t % WARPGROUP_THREADS) };
     }
 
     /// The body of [`super::tf32x3_split_rows`].
@@ -188,13 +188,13 @@ mod device {
     }
 }
 
-/// `C = A·B` at fp32 accuracy from TF32 big/small parts: four
-/// tensor maps (A big, A small, Bᵀ big, Bᵀ small; 16 words each), 3 stages, one
-/// producer and two consumer warpgroups of 64×128. Shape: one block
-/// per 128×128 tile of C, 384 threads.
+/// `C = alpha·A·B + beta·C` at fp32 accuracy from TF32 big/small parts:
+/// four tensor maps (A big, A small, Bᵀ big, Bᵀ small; 16 words each), 3
+/// stages, one producer and two consumer warpgroups of 64×128. Shape: one
+/// block per 128×128 tile of C, 384 threads.
 #[kernel(sm_90a)]
-pub unsafe fn tf32x3_wgmma(m: u32, n: u32, k: u32, maps: *const u64, c: *mut f32) {
-    unsafe { device::body(m, n, k, maps.cast(), c) }
+pub unsafe fn tf32x3_wgmma(m: u32, n: u32, k: u32, alpha: f32, maps: *const u64, beta: f32, c: *mut f32) {
+    unsafe { device::body(m, n, k, crate::hopper::Scale { alpha, beta }, maps.cast(), c) }
 }
 
 /// Splits a `rows`×`cols` row-major fp32 matrix into TF32 big and small

@@ -24,7 +24,7 @@
 //!   warpgroups take them (`setmaxnreg.inc` to 232) and never wait on
 //!   copies they issue themselves.
 
-use super::{HopperKernel, HopperParams, HopperTiling, Operands};
+use super::{Bf16Params, Entry, HopperKernel, HopperTiling};
 use crate::launch::Kernel;
 use kernels_macros::kernel;
 
@@ -37,9 +37,9 @@ const TILE_M: u32 = 64 * CONSUMERS;
 const STAGE_BYTES: u32 = (TILE_M + TILE_N) * TILE_K * 2;
 const STAGES: u32 = 4;
 
-const fn bf16(kernel: Kernel<HopperParams>, specialized: bool, persistent: bool) -> HopperKernel {
+const fn bf16(kernel: Kernel<Bf16Params>, specialized: bool, persistent: bool) -> HopperKernel {
     let tiling = HopperTiling { tile_n: TILE_N, tile_k: TILE_K, stages: STAGES, consumers: CONSUMERS, specialized, persistent, stage_bytes: STAGE_BYTES };
-    HopperKernel { kernel, tiling, operands: Operands::Bf16 }
+    HopperKernel { entry: Entry::Bf16(kernel), tiling }
 }
 
 pub const PIPELINED: HopperKernel = bf16(BF16_WGMMA_TMA, false, false);
@@ -53,6 +53,7 @@ mod device {
     use crate::gpu::hopper::tma::{self, TensorMap};
     use crate::gpu::hopper::{WARPGROUP_THREADS, set_max_registers_decrease, set_max_registers_increase, shared_address, wgmma};
     use crate::gpu::{self, sync_threads};
+    use crate::hopper::Scale;
     use crate::hopper::pipeline::Ring;
 
     /// B's tile is copied as boxes 64 columns wide (the most one 128-byte
@@ -171,7 +172,7 @@ mod device {
             if k_tiles > 0 && t % WARPGROUP_THREADS == 0 {
                 unsafe { ring.release(i - 1) };
             }
-            unsafe { super::super::store_accumulators(&acc, c, (m, n), row0 + consumer * 64, col0, t % WARPGROUP_THREADS) };
+            unsafe { super::super::store_accumulators(&acc, Scale::NONE, c, (m, n), (row0 + consumer * 64, col0), t % WARPGROUP_THREADS) };
             tile += stride;
         }
     }

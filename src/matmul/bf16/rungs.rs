@@ -13,6 +13,8 @@ use crate::device::Gpu;
 use crate::error::Result;
 use crate::matmul::rungs::matching;
 use kernels_gpu::launch::LaunchShape;
+use crate::matmul::hopper::{HopperGemm, bf16_shape_problem};
+use kernels_gpu::hopper::{HopperKernel, wgmma_bf16};
 use kernels_gpu::matmul_bf16::{self as k, Bf16Kernel};
 
 /// The PTX module a rung's kernel lives in.
@@ -82,6 +84,27 @@ impl Bf16Rung {
         }
     }
 
+    /// A rung of the sm_90a module: BF16 through tensor maps, so K and N
+    /// must be multiples of 8. `shape` gives the occupancy columns' launch
+    /// shape; `prepare` encodes the tensor maps once per problem.
+    pub const fn hopper(
+        id: &'static str,
+        title: &'static str,
+        kernel: HopperKernel,
+        shape: fn(m: u32, n: u32) -> LaunchShape,
+        prepare: fn(gpu: &Gpu, buffers: &Bf16Buffers) -> Result<Box<dyn Bf16Gemm>>,
+    ) -> Bf16Rung {
+        Bf16Rung {
+            id,
+            title,
+            kernel: kernel.name(),
+            shape,
+            arch: Arch::Hopper,
+            shape_limit: |m, n, k| bf16_shape_problem((m, n, k)),
+            launch: Launch::Prepared(prepare),
+        }
+    }
+
     /// Why this rung does not run on a GPU of `capability` at `size`.
     pub fn skip_reason(
         &self,
@@ -105,11 +128,38 @@ impl Bf16Rung {
 
 /// Every rung, bottom to top.
 pub fn ladder() -> Vec<Bf16Rung> {
-    vec![Bf16Rung::portable(
-        "1",
-        "mma.sync m16n8k16, ldmatrix",
-        k::r01_mma_sync::KERNEL,
-    )]
+    vec![
+        Bf16Rung::portable("1", "mma.sync m16n8k16, ldmatrix", k::r01_mma_sync::KERNEL),
+        Bf16Rung::hopper("2", "wgmma, TMA, mbarrier ring", wgmma_bf16::PIPELINED, |m, n| wgmma_bf16::PIPELINED.launch(m, n, u32::MAX), |gpu, buffers| {
+            prepare_hopper(wgmma_bf16::PIPELINED, gpu, buffers)
+        }),
+        Bf16Rung::hopper(
+            "3",
+            "warp-specialized, setmaxnreg",
+            wgmma_bf16::SPECIALIZED,
+            |m, n| wgmma_bf16::SPECIALIZED.launch(m, n, u32::MAX),
+            |gpu, buffers| prepare_hopper(wgmma_bf16::SPECIALIZED, gpu, buffers),
+        ),
+        Bf16Rung::hopper(
+            "4",
+            "persistent, grouped tile order",
+            wgmma_bf16::PERSISTENT,
+            |m, n| wgmma_bf16::PERSISTENT.launch(m, n, u32::MAX),
+            |gpu, buffers| prepare_hopper(wgmma_bf16::PERSISTENT, gpu, buffers),
+        ),
+    ]
+}
+
+/// Tensor maps over this problem's inputs for a Hopper rung.
+fn prepare_hopper(kernel: HopperKernel, gpu: &Gpu, buffers: &Bf16Buffers) -> Result<Box<dyn Bf16Gemm>> {
+    let args = buffers.args();
+    Ok(Box::new(HopperGemm::bf16(kernel, gpu, (args.m, args.n, args.k), args.a, args.b)?))
+}
+
+impl Bf16Gemm for HopperGemm {
+    fn run(&self, gpu: &Gpu, args: &super::ladder::Bf16Args) -> Result<()> {
+        self.run_bf16(gpu, args.c)
+    }
 }
 
 /// Rungs named by `list` (ids, numbers, ranges like 1-3, or kernel names),
@@ -197,8 +247,7 @@ mod tests {
 
     #[test]
     fn selections_by_id_range_and_name() {
-        let mut all = ladder();
-        all.push(hopper_rung());
+        let all = ladder();
         let ids = |list: &str| {
             select(&all, list)
                 .unwrap()
@@ -208,13 +257,10 @@ mod tests {
         };
         assert_eq!(ids("1"), ["1"]);
         assert_eq!(ids("3,1"), ["1", "3"]);
-        assert_eq!(ids("1-3"), ["1", "3"]);
+        assert_eq!(ids("1-3"), ["1", "2", "3"]);
         assert_eq!(ids("bf16_mma_sync"), ["1"]);
-        let err = select(&all, "2").err().unwrap();
-        assert!(
-            err.message()
-                .starts_with("--rungs: no rung '2' (rungs are 1, 3;"),
-            "{err}"
-        );
+        assert_eq!(ids("bf16_wgmma_persistent,2"), ["2", "4"]);
+        let err = select(&all, "5").err().unwrap();
+        assert!(err.message().starts_with("--rungs: no rung '5' (rungs are 1, 2, 3, 4;"), "{err}");
     }
 }

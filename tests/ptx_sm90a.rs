@@ -1,0 +1,72 @@
+//! The Hopper module (sm_90a), checked without a GPU: it holds exactly the
+//! Hopper kernels, for the architecture-specific target and a PTX ISA that
+//! has wgmma, and each rung's body has the instructions it is about.
+
+use kernels_gpu::hopper::{KERNEL_NAMES, KERNELS, launch_bounds};
+use ptx_ladder::{PTX, PTX_SM90A};
+
+/// The text of one `.entry` of the sm_90a module, up to the next entry.
+fn entry(name: &str) -> &'static str {
+    let start = PTX_SM90A.find(&format!(".entry {name}(")).unwrap_or_else(|| panic!("no .entry {name} in the sm_90a PTX"));
+    let rest = &PTX_SM90A[start + 1..];
+    let end = rest.find(".entry ").map_or(PTX_SM90A.len(), |e| start + 1 + e);
+    &PTX_SM90A[start..end]
+}
+
+fn entries(ptx: &str) -> Vec<&str> {
+    ptx.split(".entry ").skip(1).map(|rest| &rest[..rest.find('(').unwrap()]).collect()
+}
+
+#[test]
+fn the_module_targets_sm_90a_with_ptx_8() {
+    assert!(PTX_SM90A.contains(".target sm_90a"), "wgmma and setmaxnreg need the arch-specific target");
+    assert!(PTX_SM90A.contains(".version 8.0"));
+    assert!(!PTX_SM90A.contains(".extern .func"), "the module must be self-contained");
+}
+
+#[test]
+fn each_module_holds_exactly_its_own_kernels() {
+    let mut found = entries(PTX_SM90A);
+    let mut known = KERNEL_NAMES.to_vec();
+    found.sort_unstable();
+    known.sort_unstable();
+    assert_eq!(found, known);
+    for name in KERNEL_NAMES {
+        assert!(!entries(PTX).contains(name), "{name} is in the portable module too");
+    }
+}
+
+#[test]
+fn the_gemms_use_tma_mbarriers_and_wgmma_and_no_local_memory() {
+    for kernel in KERNELS {
+        let body = entry(kernel.name());
+        assert!(body.contains("wgmma.mma_async.sync.aligned"), "{}: no wgmma", kernel.name());
+        assert!(body.contains("wgmma.commit_group") && body.contains("wgmma.wait_group"), "{}", kernel.name());
+        assert!(body.contains("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"), "{}: no TMA", kernel.name());
+        assert!(body.contains("mbarrier.try_wait.parity") && body.contains("mbarrier.arrive.expect_tx"), "{}", kernel.name());
+        assert!(!body.contains(".local"), "{}: local memory (an array indexed at run time, or spills)", kernel.name());
+        let specialized = kernel.tiling.specialized;
+        assert_eq!(body.contains("setmaxnreg.dec.sync.aligned.u32 40"), specialized, "{}", kernel.name());
+        assert_eq!(body.contains("setmaxnreg.inc.sync.aligned.u32 232"), specialized, "{}", kernel.name());
+    }
+}
+
+#[test]
+fn the_wgmma_shapes_are_the_ones_the_rungs_describe() {
+    let bf16 = entry("bf16_wgmma_persistent");
+    // 64 values of K per stage, 16 per instruction: 4 wgmmas, B transposed
+    // (K×N row-major), 128 accumulators per thread.
+    assert_eq!(bf16.matches("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16").count(), 4);
+    assert!(bf16.contains(", p, 1, 1, 0, 1;"), "B must be read MN-major (transpose flag 1)");
+    let tf32 = entry("tf32x3_wgmma");
+    // 32 values of K per stage, 8 per instruction, three products each.
+    assert_eq!(tf32.matches("wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32").count(), 12);
+}
+
+#[test]
+fn launch_bounds_cap_registers_for_setmaxnreg() {
+    for bounds in launch_bounds() {
+        let directives = format!(".maxntid {}, 1, 1\n.minnctapersm {}\n", bounds.max_threads, bounds.min_blocks_per_sm);
+        assert!(entry(bounds.kernel).contains(&directives), "{} lacks {directives}", bounds.kernel);
+    }
+}
