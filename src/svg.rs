@@ -365,14 +365,14 @@ pub fn bar_chart(title: &str, bars: &[(String, f64)], reference_line: Option<(St
 /// lines. Every number is rounded alike, and a value label that would
 /// cross a reference line moves inside its bar (or past the line).
 pub fn bar_chart_annotated(title: &str, bars: &[Bar], references: &[Reference], unit: &str) -> String {
-    const WIDTH: f64 = 760.0;
+    // The narrowest chart; it widens for long labels and titles.
+    const MIN_WIDTH: f64 = 760.0;
     const BAR_H: f64 = 24.0;
     const GAP: f64 = 10.0;
     const FONT: f64 = 12.0;
 
     let top = 56.0 + 14.0 * references.len().saturating_sub(1) as f64;
-    let longest = bars.iter().map(|b| b.label.chars().count()).max().unwrap_or(0) as f64;
-    let label_w = (longest * 7.0 + 16.0).clamp(80.0, 260.0);
+    let label_w = (bars.iter().map(|b| text_width(&b.label, FONT)).fold(0.0, f64::max) + 16.0).max(80.0);
     let x0 = label_w + 8.0;
 
     let finite_max = |values: &mut dyn Iterator<Item = f64>| values.filter(|v| v.is_finite()).fold(0.0, f64::max);
@@ -388,7 +388,11 @@ pub fn bar_chart_annotated(title: &str, bars: &[Bar], references: &[Reference], 
     };
     // Room on the right for the longest value label past the longest bar.
     let widest_text = bars.iter().map(|b| text_width(&value_text(b), FONT)).fold(0.0, f64::max);
-    let plot_w = WIDTH - x0 - (widest_text + 16.0).max(130.0);
+    let right = (widest_text + 16.0).max(130.0);
+    // Bold text runs about a tenth wider than the estimate.
+    let title_w = text_width(title, 16.0) * 1.1 + 40.0;
+    let width = (x0 + 360.0 + right).max(MIN_WIDTH).max(title_w);
+    let plot_w = width - x0 - right;
     let scale = BarScale::new(x0, plot_w, max_bar.max(max_ref));
     let reference_xs: Vec<f64> = references.iter().map(|r| x0 + scale.length(r.value)).collect();
     let crosses = |start: f64, w: f64| reference_xs.iter().any(|&x| x > start - 3.0 && x < start + w + 3.0);
@@ -396,8 +400,8 @@ pub fn bar_chart_annotated(title: &str, bars: &[Bar], references: &[Reference], 
 
     let plot_bottom = top + bars.len() as f64 * (BAR_H + GAP);
     let height = plot_bottom + 56.0;
-    let mut svg = Svg::new(WIDTH, height);
-    svg.text(WIDTH / 2.0, 24.0, title, TextStyle::new(16.0).anchor(Anchor::Middle).bold());
+    let mut svg = Svg::new(width, height);
+    svg.text(width / 2.0, 24.0, title, TextStyle::new(16.0).anchor(Anchor::Middle).bold());
 
     // Values sit just past their bars, unless one of them would cross a
     // reference line: then all of them form a column right of the plot.
@@ -432,7 +436,7 @@ pub fn bar_chart_annotated(title: &str, bars: &[Bar], references: &[Reference], 
         svg.dashed_line(x, label_y - 10.0, x, plot_bottom, reference.colour, 1.5);
         let text = format!("{} ({:.decimals$} {unit}", reference.label, reference.value);
         let text = format!("{})", text.trim_end());
-        let (anchor, dx) = if x + 4.0 + text_width(&text, 11.0) > WIDTH - 4.0 { (Anchor::End, -4.0) } else { (Anchor::Start, 4.0) };
+        let (anchor, dx) = if x + 4.0 + text_width(&text, 11.0) > width - 4.0 { (Anchor::End, -4.0) } else { (Anchor::Start, 4.0) };
         svg.text(x + dx, label_y, &text, TextStyle::new(11.0).anchor(anchor).fill(reference.colour));
     }
     svg.finish()

@@ -11,8 +11,9 @@ rm -rf gpu-bundle && mkdir -p gpu-bundle
 cargo test --release --workspace --all-targets --no-run --message-format=json 2>/dev/null \
     | grep '"executable":"' \
     | sed 's/.*"executable":"\([^"]*\)".*/\1/' \
-    | grep -E '/(gpu_[a-z]+|matmul)-[0-9a-f]+$' \
+    | grep -E '/(gpu_[a-z0-9]+|matmul)-[0-9a-f]+$' \
     | while read -r exe; do cp "$exe" gpu-bundle/; done
-cp "$(ls -t target/release/build/ptx-ladder-*/out/kernels.ptx | head -n 1)" gpu-bundle/kernels.ptx
+out=$(dirname "$(ls -t target/release/build/ptx-ladder-*/out/kernels.ptx | head -n 1)")
+cp "$out/kernels.ptx" "$out/kernels_sm90a.ptx" gpu-bundle/
 cp target/release/ptx-ladder gpu-bundle/ptx-ladder
 ls gpu-bundle

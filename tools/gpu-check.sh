@@ -3,7 +3,7 @@
 # tools/bundle-gpu-tests.sh filled gpu-bundle/. Every step runs even if an
 # earlier one fails; logs and artefacts go to $OUT (or ./gpu-out).
 #   tools/gpu-check.sh [steps...]
-#   steps: info vecadd tests labs tune matmul bench sanitize ptxas profile
+#   steps: info vecadd tests labs memory tune matmul bf16 large bench sanitize ptxas profile
 OUT=${OUT:-gpu-out}
 mkdir -p "$OUT"
 B=gpu-bundle
@@ -27,21 +27,44 @@ tune)
 matmul)
     step "ptx-ladder matmul (4096)"
     $B/ptx-ladder matmul --tune-file "$OUT/autotune.json" --json "$OUT/matmul.json" --svg "$OUT/matmul.svg" ;;
+bf16)
+    step "ptx-ladder matmul --dtype bf16 (4096)"
+    $B/ptx-ladder matmul --dtype bf16 --json "$OUT/matmul-bf16.json" --svg "$OUT/matmul-bf16.svg" ;;
+large)
+    # 8192^3: the fastest rungs of both ladders (rung 1 alone would take minutes).
+    step "ptx-ladder matmul --size 8192 --rungs 10-12"
+    $B/ptx-ladder matmul --size 8192 --rungs 10-12 --no-cpu --tune-file "$OUT/autotune.json"
+    step "ptx-ladder matmul --dtype bf16 --size 8192"
+    $B/ptx-ladder matmul --dtype bf16 --size 8192 ;;
+memory)
+    step "ptx-ladder memory"; $B/ptx-ladder memory --json "$OUT/memory.json" --svg "$OUT/memory.svg"
+    step "ptx-ladder info --svg"; $B/ptx-ladder info --svg "$OUT/gpu.svg" --memory-json "$OUT/memory.json" ;;
 bench)
     step "criterion bench (CUDA events), short"
     $B/matmul-* --bench --warm-up-time 0.5 --measurement-time 1 2>&1 | grep -E "time:|thrpt:|^sgemm|skipped" ;;
 sanitize)
-    for tool in memcheck racecheck; do
+    for tool in memcheck racecheck synccheck; do
         step "compute-sanitizer --tool $tool, every rung at 255x257x129"
-        compute-sanitizer --tool $tool --error-exitcode 9 $B/ptx-ladder matmul --m 255 --n 257 --k 129 --reps 1 --warmup 0 \
+        compute-sanitizer --tool $tool --error-exitcode 9 $B/ptx-ladder matmul --m 255 --n 257 --k 129 --no-cpu --reps 1 --warmup 0 \
             > "$OUT/sanitizer-$tool.txt" 2>&1
         echo "exit code $? (9 means errors were found)"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Error|Hazard" "$OUT/sanitizer-$tool.txt" | head -5
+        step "compute-sanitizer --tool $tool, the Hopper rungs at 255x264x136 (TMA needs K, N % 8 == 0)"
+        compute-sanitizer --tool $tool --error-exitcode 9 $B/ptx-ladder matmul --m 255 --n 264 --k 136 --rungs 12 --no-cpu --reps 1 --warmup 0 \
+            > "$OUT/sanitizer-hopper-$tool.txt" 2>&1
+        echo "exit code $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Error|Hazard" "$OUT/sanitizer-hopper-$tool.txt" | head -5
+        compute-sanitizer --tool $tool --error-exitcode 9 $B/ptx-ladder matmul --dtype bf16 --m 255 --n 264 --k 136 --reps 1 --warmup 0 \
+            > "$OUT/sanitizer-bf16-$tool.txt" 2>&1
+        echo "exit code $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Error|Hazard" "$OUT/sanitizer-bf16-$tool.txt" | head -5
+        step "compute-sanitizer --tool $tool, the memory lab's kernels (--quick)"
+        compute-sanitizer --tool $tool --error-exitcode 9 $B/ptx-ladder memory --quick --max-mib 1 > "$OUT/sanitizer-memory-$tool.txt" 2>&1
+        echo "exit code $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/sanitizer-memory-$tool.txt" | head -3
         step "compute-sanitizer --tool $tool, the labs' reductions at n = 1000"
         compute-sanitizer --tool $tool --error-exitcode 9 $B/ptx-ladder reduce --n 1000 --reps 1 > "$OUT/sanitizer-reduce-$tool.txt" 2>&1
         echo "exit code $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/sanitizer-reduce-$tool.txt" | head -3
     done ;;
 ptxas)
     step "ptxas -arch=sm_90 -v"
+    ptxas -arch=sm_90a -v $B/kernels_sm90a.ptx -o "$OUT/kernels.sm_90a.cubin" 2>&1 | grep -E "Compiling entry|registers|spill" | paste - - -
     ptxas -arch=sm_90 -v $B/kernels.ptx -o "$OUT/kernels.sm_90.cubin" 2>&1 \
         | grep -E "Compiling entry|registers|spill" | paste - - - | sed -E "s/ptxas info *: //g" > "$OUT/ptxas.txt"
     cat "$OUT/ptxas.txt" | sed -E "s/Compiling entry function '([a-z0-9_]+)' for 'sm_90'.*bytes stack frame, ([0-9]+) bytes spill stores.*Used ([0-9]+) registers.*/\1 spills=\2 regs=\3/"

@@ -186,9 +186,9 @@ pub struct MatmulArgs {
     /// Tuning file that rung 8 reads (and --tune writes), JSON
     #[arg(long, value_name = "PATH", default_value = ptx_ladder::matmul::autotune::DEFAULT_FILE)]
     pub tune_file: PathBuf,
-    /// Which ladder: f32 (the SGEMM ladder) or bf16 (bf16 inputs, fp32 accumulation and output,
-    /// against cuBLAS BF16)
-    #[arg(long, value_enum, default_value_t = LadderType::F32, conflicts_with = "tune")]
+    /// Which ladder: f32 (the SGEMM ladder), bf16 (bf16 inputs, fp32 accumulation and output,
+    /// against cuBLAS BF16), or all (both, one table each, one picture with both)
+    #[arg(long, value_enum, default_value_t = LadderType::F32)]
     pub dtype: LadderType,
     /// Leave out the CPU row (the same GEMM on all CPU cores with the `gemm` crate)
     #[arg(long)]
@@ -202,6 +202,8 @@ pub enum LadderType {
     F32,
     /// bf16 inputs, fp32 accumulation and output: the BF16 ladder
     Bf16,
+    /// Both ladders, one after the other
+    All,
 }
 
 #[derive(Args, Debug)]

@@ -72,7 +72,7 @@ pub struct HopperRung {
 
 /// The SGEMM ladder's rungs past the FP32 pipes and `mma.sync`.
 pub fn hopper_in_order() -> Vec<HopperRung> {
-    vec![HopperRung { id: "12", title: "3xTF32 on wgmma, TMA, warp-specialized", kernel: kernels_gpu::hopper::tf32x3::KERNEL }]
+    vec![HopperRung { id: "12", title: "3xTF32 on wgmma + TMA", kernel: kernels_gpu::hopper::tf32x3::KERNEL }]
 }
 
 /// The rungs one run measures: the portable module's, then the sm_90a

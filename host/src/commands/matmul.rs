@@ -6,6 +6,7 @@ use crate::Failure;
 use crate::cli::{LadderType, MatmulArgs};
 use crate::output::{Files, check_writable, out, outln};
 use crate::progress::tracked;
+use ptx_ladder::device::Gpu;
 use ptx_ladder::matmul::cpu::{self, CpuRow};
 use ptx_ladder::matmul::{autotune, bf16, ladder, report, rungs};
 use std::path::Path;
@@ -19,6 +20,9 @@ pub fn run(args: MatmulArgs) -> Result<(), Failure> {
     };
     ladder::validate_size(size)?;
     let options = ladder::Options { size, reps: args.reps, warmup: args.warmup, seed: args.seed };
+    if args.tune && args.dtype == LadderType::Bf16 {
+        return Err(Failure::Usage("--tune tunes the SGEMM ladder's rung 8; leave it out with --dtype bf16".into()));
+    }
     // Check the rung list and the output paths before starting the GPU.
     let bf16_rungs = bf16::rungs::ladder();
     let placeholder = rungs::in_order(kernels_gpu::matmul::r08_autotuned::CONFIGS[0].kernel);
@@ -26,6 +30,9 @@ pub fn run(args: MatmulArgs) -> Result<(), Failure> {
         let checked = match args.dtype {
             LadderType::F32 => rungs::select(&placeholder, list).map(drop),
             LadderType::Bf16 => bf16::rungs::select(&bf16_rungs, list).map(drop),
+            LadderType::All => {
+                return Err(Failure::Usage("--rungs names the rungs of one ladder; give --dtype f32 or --dtype bf16 with it".into()));
+            }
         };
         checked.map_err(|e| Failure::Usage(e.to_string()))?;
     }
@@ -47,19 +54,33 @@ pub fn run(args: MatmulArgs) -> Result<(), Failure> {
 
     let gpu = open_gpu()?.map_err(|e| no_gpu(&e))?;
     let mut files = Files::default();
-    if args.dtype == LadderType::Bf16 {
+    let mut reports = Vec::new();
+    if args.dtype != LadderType::Bf16 {
+        reports.push(sgemm_ladder(&gpu, &args, &options, &mut files)?);
+    }
+    if args.dtype != LadderType::F32 {
         let selected = match &args.rungs {
             Some(list) => bf16::rungs::select(&bf16_rungs, list)?,
             None => bf16_rungs,
         };
-        let result = tracked(|progress| bf16::ladder::run(&gpu, &selected, &options, progress))?;
-        return finish(&result, None, &args, files);
+        reports.push((tracked(|progress| bf16::ladder::run(&gpu, &selected, &options, progress))?, None));
     }
+    finish(&reports, &args, files)
+}
+
+/// The SGEMM ladder (tuning rung 8 first with `--tune`) and the CPU row.
+fn sgemm_ladder(
+    gpu: &Gpu,
+    args: &MatmulArgs,
+    options: &ladder::Options,
+    files: &mut Files,
+) -> Result<(ladder::Report, Option<CpuRow>), Failure> {
+    let size = options.size;
     let mut tuned = None;
     if args.tune {
         let (results, best) = tracked(|progress| -> ptx_ladder::Result<_> {
-            let (mut buffers, reference) = ladder::prepare(&gpu, &options, progress)?;
-            autotune::tune(&gpu, &mut buffers, &reference, progress)
+            let (mut buffers, reference) = ladder::prepare(gpu, options, progress)?;
+            autotune::tune(gpu, &mut buffers, &reference, progress)
         })?;
         outln!("autotuning at {}x{}x{} on {}:", size.0, size.1, size.2, gpu.info.name)?;
         for c in &results {
@@ -80,27 +101,37 @@ pub fn run(args: MatmulArgs) -> Result<(), Failure> {
         Some(list) => rungs::select(&all, list)?,
         None => rungs::Selection::everything(all),
     };
-    let result = tracked(|progress| ladder::run(&gpu, &selected, &options, choice.note, progress))?;
+    let result = tracked(|progress| ladder::run(gpu, &selected, options, choice.note, progress))?;
     // The same SGEMM on every CPU core: the bargain the texts open with.
     let cpu = (!args.no_cpu).then(|| tracked(|progress| cpu::run(size, args.seed, None, progress)));
-    finish(&result, cpu.as_ref(), &args, files)
+    Ok((result, cpu))
 }
 
-/// Prints the table (and the CPU row, if measured), writes the files asked
-/// for, and fails on a wrong result.
-fn finish(result: &ladder::Report, cpu: Option<&CpuRow>, args: &MatmulArgs, mut files: Files) -> Result<(), Failure> {
-    outln!("{}", report::table(result).trim_end())?;
-    if let Some(cpu) = cpu {
-        out!("{}", report::cpu_lines(result, cpu))?;
+/// Prints each ladder's table (and the CPU row, if measured), writes the
+/// files asked for (both ladders in one JSON array and one picture when
+/// there are two), and fails on a wrong result.
+fn finish(reports: &[(ladder::Report, Option<CpuRow>)], args: &MatmulArgs, mut files: Files) -> Result<(), Failure> {
+    for (i, (result, cpu)) in reports.iter().enumerate() {
+        if i > 0 {
+            outln!("")?;
+        }
+        outln!("{}", report::table(result).trim_end())?;
+        if let Some(cpu) = cpu {
+            out!("{}", report::cpu_lines(result, cpu))?;
+        }
     }
     if let Some(path) = &args.json {
-        files.write(path, &report::json(result))?;
+        let documents: Vec<String> = reports.iter().map(|(r, _)| report::json(r).trim_end().to_string()).collect();
+        let text = if documents.len() == 1 { documents.concat() } else { format!("[{}]", documents.join(",")) };
+        files.write(path, &format!("{text}\n"))?;
     }
     if let Some(path) = &args.svg {
-        files.write(path, &report::svg(result))?;
+        let pictures: Vec<String> = reports.iter().map(|(r, _)| report::svg(r)).collect();
+        files.write(path, &ptx_ladder::svg::stack(&pictures))?;
     }
     files.finish()?;
-    if !result.all_correct() || cpu.is_some_and(|c| !c.verdict.passed()) {
+    let wrong = reports.iter().any(|(r, cpu)| !r.all_correct() || cpu.as_ref().is_some_and(|c| !c.verdict.passed()));
+    if wrong {
         return Err(ptx_ladder::Error::new("some results were WRONG (see the table)").into());
     }
     Ok(())

@@ -129,20 +129,20 @@ impl Bf16Rung {
 /// Every rung, bottom to top.
 pub fn ladder() -> Vec<Bf16Rung> {
     vec![
-        Bf16Rung::portable("1", "mma.sync m16n8k16, ldmatrix", k::r01_mma_sync::KERNEL),
+        Bf16Rung::portable("1", "mma.sync + ldmatrix", k::r01_mma_sync::KERNEL),
         Bf16Rung::hopper("2", "wgmma, TMA, mbarrier ring", wgmma_bf16::PIPELINED, |m, n| wgmma_bf16::PIPELINED.launch(m, n, u32::MAX), |gpu, buffers| {
             prepare_hopper(wgmma_bf16::PIPELINED, gpu, buffers)
         }),
         Bf16Rung::hopper(
             "3",
-            "warp-specialized, setmaxnreg",
+            "warp specialization",
             wgmma_bf16::SPECIALIZED,
             |m, n| wgmma_bf16::SPECIALIZED.launch(m, n, u32::MAX),
             |gpu, buffers| prepare_hopper(wgmma_bf16::SPECIALIZED, gpu, buffers),
         ),
         Bf16Rung::hopper(
             "4",
-            "persistent, grouped tile order",
+            "persistent, grouped tiles",
             wgmma_bf16::PERSISTENT,
             |m, n| wgmma_bf16::PERSISTENT.launch(m, n, u32::MAX),
             |gpu, buffers| prepare_hopper(wgmma_bf16::PERSISTENT, gpu, buffers),
