@@ -47,9 +47,7 @@ fn main() {
     println!("cargo:rustc-env=PTX_LADDER_ARCH={arch}");
 
     if !is_sm_arch(&arch) {
-        fail(&format!(
-            "PTX_LADDER_ARCH={arch} is not a GPU architecture; use the form sm_80, sm_86, sm_90 (unset it for sm_80)"
-        ));
+        fail(&format!("PTX_LADDER_ARCH={arch} is not a GPU architecture; use the form sm_80, sm_86, sm_90 (unset it for sm_80)"));
     }
 
     let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".into());
@@ -57,10 +55,7 @@ fn main() {
     let llvm_bin = sysroot.join("lib/rustlib").join(host_triple()).join("bin");
     for tool in ["llc", "llvm-link"] {
         if !llvm_bin.join(tool).is_file() {
-            fail(&format!(
-                "{tool} not found in {}; install it with: rustup component add llvm-tools",
-                llvm_bin.display()
-            ));
+            fail(&format!("{tool} not found in {}; install it with: rustup component add llvm-tools", llvm_bin.display()));
         }
     }
     if !sysroot.join("lib/rustlib/src/rust/library/core").is_dir() {
@@ -153,8 +148,7 @@ fn insert_directives(mut ptx: String, kernel: &str, directives: &str) -> Result<
 }
 
 fn is_sm_arch(arch: &str) -> bool {
-    arch.strip_prefix("sm_")
-        .is_some_and(|v| v.len() >= 2 && v.trim_end_matches('a').chars().all(|c| c.is_ascii_digit()))
+    arch.strip_prefix("sm_").is_some_and(|v| v.len() >= 2 && v.trim_end_matches('a').chars().all(|c| c.is_ascii_digit()))
 }
 
 /// `target/<dir>`, next to the outer build's profile folders: shared by
@@ -167,10 +161,8 @@ fn builder_target_dir(out_dir: &Path, dir: &str) -> PathBuf {
 
 fn rustc_sysroot() -> PathBuf {
     let rustc = env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
-    let output = Command::new(&rustc)
-        .args(["--print", "sysroot"])
-        .output()
-        .unwrap_or_else(|e| fail(&format!("could not run {rustc}: {e}")));
+    let output =
+        Command::new(&rustc).args(["--print", "sysroot"]).output().unwrap_or_else(|e| fail(&format!("could not run {rustc}: {e}")));
     PathBuf::from(String::from_utf8_lossy(&output.stdout).trim())
 }
 

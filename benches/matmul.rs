@@ -8,11 +8,11 @@ use criterion::measurement::{Measurement, ValueFormatter};
 use criterion::{BenchmarkId, Criterion, Throughput};
 use cust::event::{Event, EventFlags};
 use ptx_ladder::device::Gpu;
+use ptx_ladder::matmul::bf16;
 use ptx_ladder::matmul::check::verdict;
 use ptx_ladder::matmul::cublas::Cublas;
-use ptx_ladder::matmul::ladder::{Gemm, Options, measure, prepare};
-use ptx_ladder::matmul::bf16;
 use ptx_ladder::matmul::hopper::HopperGemm;
+use ptx_ladder::matmul::ladder::{Gemm, Options, measure, prepare};
 use ptx_ladder::matmul::rungs;
 use std::time::Duration;
 

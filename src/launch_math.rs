@@ -119,6 +119,9 @@ mod tests {
     #[test]
     fn shape_matches_the_arithmetic() {
         let shape = launch_1d(257, 128).unwrap().shape();
-        assert_eq!((shape.grid, shape.block, shape.shared_bytes), (kernels_gpu::launch::Dim3::new(3, 1, 1), kernels_gpu::launch::Dim3::new(128, 1, 1), 0));
+        assert_eq!(
+            (shape.grid, shape.block, shape.shared_bytes),
+            (kernels_gpu::launch::Dim3::new(3, 1, 1), kernels_gpu::launch::Dim3::new(128, 1, 1), 0)
+        );
     }
 }

@@ -9,11 +9,11 @@
 pub mod device;
 pub mod emulator;
 pub mod error;
+pub mod inputs;
 pub mod labs;
 pub mod launch_math;
 pub mod matmul;
 pub mod progress;
-pub mod inputs;
 pub mod svg;
 pub mod vecadd;
 

@@ -174,14 +174,7 @@ impl Svg {
 
     /// A filled circle.
     pub fn circle(&mut self, cx: f64, cy: f64, r: f64, fill: &str) {
-        let _ = writeln!(
-            self.body,
-            r#"<circle cx="{}" cy="{}" r="{}" fill="{}"/>"#,
-            num(cx),
-            num(cy),
-            num(r.max(0.0)),
-            escape(fill)
-        );
+        let _ = writeln!(self.body, r#"<circle cx="{}" cy="{}" r="{}" fill="{}"/>"#, num(cx), num(cy), num(r.max(0.0)), escape(fill));
     }
 
     /// An unfilled circle, to mark a point on a line.
@@ -303,10 +296,7 @@ impl BarScale {
 pub fn stack(pictures: &[String]) -> String {
     let size = |doc: &str, attribute: &str| -> f64 {
         let key = format!("{attribute}=\"");
-        doc.find(&key)
-            .and_then(|i| doc[i + key.len()..].split('"').next())
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0.0)
+        doc.find(&key).and_then(|i| doc[i + key.len()..].split('"').next()).and_then(|v| v.parse().ok()).unwrap_or(0.0)
     };
     let width = pictures.iter().map(|p| size(p, "width")).fold(0.0, f64::max);
     let height: f64 = pictures.iter().map(|p| size(p, "height")).sum();
@@ -319,9 +309,7 @@ pub fn stack(pictures: &[String]) -> String {
         y += size(picture, "height");
     }
     let (w, h) = (num(width), num(height));
-    format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\">\n{body}</svg>\n"
-    )
+    format!("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\">\n{body}</svg>\n")
 }
 
 /// One bar of [`bar_chart_annotated`]: a label, a value and an optional
@@ -397,7 +385,6 @@ pub fn bar_chart_annotated(title: &str, bars: &[Bar], references: &[Reference], 
     let reference_xs: Vec<f64> = references.iter().map(|r| x0 + scale.length(r.value)).collect();
     let crosses = |start: f64, w: f64| reference_xs.iter().any(|&x| x > start - 3.0 && x < start + w + 3.0);
 
-
     let plot_bottom = top + bars.len() as f64 * (BAR_H + GAP);
     let height = plot_bottom + 56.0;
     let mut svg = Svg::new(width, height);
@@ -469,10 +456,8 @@ pub fn line_chart_marked(
     let right = (16.0 + 26.0 + longest + 12.0).max(120.0);
     let width = LEFT + PLOT_W + right;
 
-    let points =
-        || series.iter().flat_map(|(_, pts)| pts.iter().copied()).filter(|(x, y)| x.is_finite() && y.is_finite());
-    let (mut x_lo, mut x_hi) =
-        points().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), (x, _)| (lo.min(x), hi.max(x)));
+    let points = || series.iter().flat_map(|(_, pts)| pts.iter().copied()).filter(|(x, y)| x.is_finite() && y.is_finite());
+    let (mut x_lo, mut x_hi) = points().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), (x, _)| (lo.min(x), hi.max(x)));
     if !x_lo.is_finite() {
         (x_lo, x_hi) = (0.0, 1.0);
     } else if x_hi <= x_lo {
@@ -518,8 +503,7 @@ pub fn line_chart_marked(
     }
     for (i, (name, pts)) in series.iter().enumerate() {
         let colour = LINE_COLOURS[i % LINE_COLOURS.len()];
-        let mapped: Vec<(f64, f64)> =
-            pts.iter().filter(|(x, y)| x.is_finite() && y.is_finite()).map(|&(x, y)| (px(x), py(y))).collect();
+        let mapped: Vec<(f64, f64)> = pts.iter().filter(|(x, y)| x.is_finite() && y.is_finite()).map(|&(x, y)| (px(x), py(y))).collect();
         // Earlier series are drawn wider, so a line that coincides with a
         // later one still shows as a band around it.
         let line_width = 2.0 + 1.5 * (series.len() - 1 - i) as f64;

@@ -5,12 +5,12 @@
 //! traffic, so the right yardstick is the copy bandwidth of the same GPU,
 //! not its FLOP rate.
 
+use crate::device::pointer;
 use crate::device::{Gpu, Timing};
 use crate::error::{Context as _, Error, Result};
-use crate::launch_math::{Launch1d, launch_1d};
 use crate::inputs::uniform;
+use crate::launch_math::{Launch1d, launch_1d};
 use cust::memory::{AsyncCopyDestination, DeviceBuffer};
-use crate::device::pointer;
 use kernels_gpu::launch::Kernel;
 use kernels_gpu::vecadd::{VEC_ADD, VEC_ADD_X4};
 
@@ -113,10 +113,7 @@ struct Arrays {
 impl Arrays {
     fn new(gpu: &Gpu, n: u64, block: u32) -> Result<Arrays> {
         if block > gpu.info.max_threads_per_block {
-            return Err(Error::new(format!(
-                "block size {block} exceeds this GPU's {} threads per block",
-                gpu.info.max_threads_per_block
-            )));
+            return Err(Error::new(format!("block size {block} exceeds this GPU's {} threads per block", gpu.info.max_threads_per_block)));
         }
         gpu.ensure_fits(12 * n as u128, &format!("vecadd with n = {n} (three arrays of {:.2} GB)", 4.0 * n as f64 / 1e9))?;
         let (host_a, host_b) = (uniform(n as usize, n ^ 1), uniform(n as usize, n ^ 2));

@@ -8,15 +8,7 @@ use ptx_ladder::emulator;
 use ptx_ladder::matmul::bf16::problem::{Bf16Problem, reference};
 use ptx_ladder::matmul::check::{reference_rows, verdict};
 
-const SHAPES: &[(u32, u32, u32)] = &[
-    (1, 1, 1),
-    (17, 33, 9),
-    (65, 31, 40),
-    (129, 130, 33),
-    (40, 136, 64),
-    (128, 128, 96),
-    (3, 257, 7),
-];
+const SHAPES: &[(u32, u32, u32)] = &[(1, 1, 1), (17, 33, 9), (65, 31, 40), (129, 130, 33), (40, 136, 64), (128, 128, 96), (3, 257, 7)];
 
 fn check(kernel: &Bf16Kernel, (m, n, k): (u32, u32, u32)) -> f64 {
     let problem = Bf16Problem::random((m, n, k), (m * 31 + n * 7 + k) as u64);
@@ -25,12 +17,7 @@ fn check(kernel: &Bf16Kernel, (m, n, k): (u32, u32, u32)) -> f64 {
     emulator::bf16_gemm(kernel, (m, n, k), &problem.a, &problem.b, &mut c)
         .unwrap_or_else(|e| panic!("{} at {m}x{n}x{k}: {e}", kernel.name()));
     let v = verdict(&expected, &c);
-    assert!(
-        v.passed(),
-        "{} at {m}x{n}x{k}: {}",
-        kernel.name(),
-        v.describe()
-    );
+    assert!(v.passed(), "{} at {m}x{n}x{k}: {}", kernel.name(), v.describe());
     v.relative_error
 }
 

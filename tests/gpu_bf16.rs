@@ -40,23 +40,14 @@ fn every_bf16_rung_is_correct_on_the_gpu() {
         }
         let mut ran = 0;
         for rung in ladder() {
-            if rung
-                .skip_reason(gpu.info.compute_capability, shape)
-                .is_some()
-            {
+            if rung.skip_reason(gpu.info.compute_capability, shape).is_some() {
                 continue;
             }
             let gemm = rung.launcher(&gpu, &buffers).unwrap();
             let (c, _) = measure(&gpu, &mut buffers, gemm.as_ref(), &expected, Some(1), 0)
                 .unwrap_or_else(|e| panic!("rung {} at {shape:?}: {e}", rung.id));
             let v = verdict(&expected, &c);
-            assert!(
-                v.passed(),
-                "rung {} ({}) at {shape:?}: {}",
-                rung.id,
-                rung.kernel,
-                v.describe()
-            );
+            assert!(v.passed(), "rung {} ({}) at {shape:?}: {}", rung.id, rung.kernel, v.describe());
             ran += 1;
         }
         assert!(ran >= 1, "no BF16 rung ran at {shape:?}");

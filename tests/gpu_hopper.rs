@@ -19,8 +19,8 @@ fn check(gpu: &Gpu, shape: (u32, u32, u32), alpha: f32, beta: f32) {
     let mut buffers = GemmBuffers::upload(gpu, &problem).unwrap();
     for rung in hopper_in_order() {
         let gemm = HopperGemm::tf32x3(rung.kernel, gpu, shape).unwrap();
-        let (c, _) = measure(gpu, &mut buffers, &gemm, &expected, Some(1), 0)
-            .unwrap_or_else(|e| panic!("rung {} at {shape:?}: {e}", rung.id));
+        let (c, _) =
+            measure(gpu, &mut buffers, &gemm, &expected, Some(1), 0).unwrap_or_else(|e| panic!("rung {} at {shape:?}: {e}", rung.id));
         let v = verdict(&expected, &c);
         assert!(v.passed(), "rung {} at {shape:?} (alpha {alpha}, beta {beta}): {}", rung.id, v.describe());
     }

@@ -50,7 +50,14 @@ fn every_reduction_is_correct_for_any_n() {
     for n in [1u64, 17, 255, 256, 257, 1000, (1 << 20) + 3, 100_000_000] {
         let report = reduce::run(&gpu, n, 2, &mut |_| {}).unwrap();
         for row in &report.rows {
-            assert!(row.passed(), "{} with n = {n}: sum {} vs exact {} (error {:.1e})", row.method.name(), row.sum, report.exact, row.error);
+            assert!(
+                row.passed(),
+                "{} with n = {n}: sum {} vs exact {} (error {:.1e})",
+                row.method.name(),
+                row.sum,
+                report.exact,
+                row.error
+            );
         }
     }
 }
@@ -64,7 +71,14 @@ fn calculator_agrees_with_the_driver_and_occupancy_hides_latency() {
     }
     let rows = occupancy::latency(&gpu, 1 << 26, 10, &mut |_| {}).unwrap();
     let (low, high) = (rows.first().unwrap(), rows.last().unwrap());
-    assert!(high.gbps > 1.3 * low.gbps, "{} block/SM: {} GB/s, {} blocks/SM: {} GB/s", low.blocks_per_sm, low.gbps, high.blocks_per_sm, high.gbps);
+    assert!(
+        high.gbps > 1.3 * low.gbps,
+        "{} block/SM: {} GB/s, {} blocks/SM: {} GB/s",
+        low.blocks_per_sm,
+        low.gbps,
+        high.blocks_per_sm,
+        high.gbps
+    );
 }
 
 #[test]

@@ -2,15 +2,14 @@
 //! sizes that are not multiples of any tile, random inputs, C poisoned
 //! before each run, compared with an f64 reference.
 
-use kernels_gpu::matmul::{GemmKernel, KERNELS};
 use kernels_gpu::matmul::r08_autotuned::CONFIGS;
+use kernels_gpu::matmul::{GemmKernel, KERNELS};
 use ptx_ladder::device::Gpu;
 use ptx_ladder::matmul::check::{Problem, reference, reference_rows, verdict};
 use ptx_ladder::matmul::ladder::{GemmBuffers, measure};
 use ptx_ladder::matmul::rungs;
 
-const SHAPES: &[(u32, u32, u32)] =
-    &[(1, 1, 1), (17, 33, 9), (255, 257, 129), (1000, 1000, 1000), (4097, 1023, 513), (4096, 4096, 4096)];
+const SHAPES: &[(u32, u32, u32)] = &[(1, 1, 1), (17, 33, 9), (255, 257, 129), (1000, 1000, 1000), (4097, 1023, 513), (4096, 4096, 4096)];
 
 fn check_all(gpu: &Gpu, kernels: &[GemmKernel], shape: (u32, u32, u32), alpha: f32, beta: f32) {
     let problem = Problem::random(shape, alpha, beta, shape.0 as u64 * 7 + shape.2 as u64);
@@ -18,8 +17,8 @@ fn check_all(gpu: &Gpu, kernels: &[GemmKernel], shape: (u32, u32, u32), alpha: f
     let mut buffers = GemmBuffers::upload(gpu, &problem).unwrap();
     for kernel in kernels {
         // reps = 0 is not allowed; the check run is what matters here.
-        let (c, _) = measure(gpu, &mut buffers, kernel, &expected, Some(1), 0)
-            .unwrap_or_else(|e| panic!("{} at {shape:?}: {e}", kernel.name()));
+        let (c, _) =
+            measure(gpu, &mut buffers, kernel, &expected, Some(1), 0).unwrap_or_else(|e| panic!("{} at {shape:?}: {e}", kernel.name()));
         let v = verdict(&expected, &c);
         assert!(v.passed(), "{} at {shape:?} (alpha {alpha}, beta {beta}): {}", kernel.name(), v.describe());
     }

@@ -3,8 +3,8 @@
 //! synchronise here), and the bank and warp kernels against the host's
 //! expectations.
 
-use kernels_gpu::launch::Dim3;
 use kernels_gpu::labs::{banks, reduce, warps};
+use kernels_gpu::launch::Dim3;
 use kernels_gpu::launch::LaunchShape;
 use ptx_ladder::emulator::{AlignedBuffer, launch};
 use ptx_ladder::inputs::uniform;

@@ -2,21 +2,15 @@
 //! sums, the shared-memory read, the visiting order of every pointer chase,
 //! and the FMA chain, each against the host's replay.
 
-use kernels_gpu::launch::Dim3;
 use kernels_gpu::labs::memory::{self as kernels, TILE_QUADS};
+use kernels_gpu::launch::Dim3;
 use kernels_gpu::launch::LaunchShape;
 use ptx_ladder::emulator::{AlignedBuffer, launch};
-use ptx_ladder::labs::memory::{
-    address_chain, chase_end, expected_fma_chain, expected_read_sum, expected_shared_sum,
-};
+use ptx_ladder::labs::memory::{address_chain, chase_end, expected_fma_chain, expected_read_sum, expected_shared_sum};
 use ptx_ladder::labs::models::memory::random_cycle;
 
 fn shape(grid: u32, block: u32, shared_bytes: u32) -> LaunchShape {
-    LaunchShape {
-        grid: Dim3::new(grid, 1, 1),
-        block: Dim3::new(block, 1, 1),
-        shared_bytes,
-    }
+    LaunchShape { grid: Dim3::new(grid, 1, 1), block: Dim3::new(block, 1, 1), shared_bytes }
 }
 
 #[test]
@@ -32,10 +26,7 @@ fn the_read_kernel_walks_and_wraps_the_working_set() {
         let (src, dst, steps) = (input.as_ptr() as usize, out.as_mut_ptr() as usize, 5u32);
         let stride = ptx_ladder::labs::memory::read_stride(total, quads);
         unsafe {
-            launch(shape(blocks, threads, 0), || {
-                kernels::memory_read(src as *const f32, quads, stride, steps, dst as *mut f32)
-            })
-            .unwrap()
+            launch(shape(blocks, threads, 0), || kernels::memory_read(src as *const f32, quads, stride, steps, dst as *mut f32)).unwrap()
         };
         for (t, &got) in out.as_slice().iter().enumerate() {
             let want = expected_read_sum(t as u32, total, quads, steps, quad_sum);
@@ -63,36 +54,21 @@ fn the_shared_read_sums_what_the_model_says() {
     let threads = kernels::THREADS;
     let mut out = AlignedBuffer::from_slice(&vec![f32::NAN; threads as usize]);
     let dst = out.as_mut_ptr() as usize;
-    unsafe {
-        launch(shape(1, threads, TILE_QUADS * 16), || {
-            kernels::memory_shared_read(dst as *mut f32, 3)
-        })
-        .unwrap()
-    };
+    unsafe { launch(shape(1, threads, TILE_QUADS * 16), || kernels::memory_shared_read(dst as *mut f32, 3)).unwrap() };
     for (t, &got) in out.as_slice().iter().enumerate() {
         assert_eq!(got, expected_shared_sum(t as u32, 3), "thread {t}");
     }
 }
 
 /// Runs a global chase over host memory laid out as on the GPU.
-fn global_chase(
-    kernel: unsafe fn(u64, u32, u32, *mut u64),
-    set_bytes: u64,
-    warmup: u32,
-    steps: u32,
-) -> (u64, u64) {
+fn global_chase(kernel: unsafe fn(u64, u32, u32, *mut u64), set_bytes: u64, warmup: u32, steps: u32) -> (u64, u64) {
     let mut chain = vec![0u64; (set_bytes / 8) as usize];
     let base = chain.as_mut_ptr() as u64;
     let (words, next) = address_chain(base, set_bytes, 42);
     chain.copy_from_slice(&words);
     let mut out = [0u64; 2];
     let o = out.as_mut_ptr() as usize;
-    unsafe {
-        launch(shape(1, 1, 0), || {
-            kernel(base, warmup, steps, o as *mut u64)
-        })
-        .unwrap()
-    };
+    unsafe { launch(shape(1, 1, 0), || kernel(base, warmup, steps, o as *mut u64)).unwrap() };
     let want = base + chase_end(&next, warmup as u64 + steps as u64) as u64 * 128;
     assert_eq!(out[1], want, "the chase ended at the wrong slot");
     (out[0], out[1])
@@ -129,17 +105,8 @@ fn the_shared_chase_follows_the_cycle() {
         let next = random_cycle(slots as usize, 11);
         let mut out = [0u64; 2];
         let (n, o) = (next.as_ptr() as usize, out.as_mut_ptr() as usize);
-        unsafe {
-            launch(shape(1, 1, slots * 4), || {
-                kernels::memory_chase_shared(n as *const u32, slots, steps, o as *mut u64)
-            })
-            .unwrap()
-        };
-        assert_eq!(
-            out[1],
-            chase_end(&next, steps as u64) as u64,
-            "{slots} slots, {steps} steps"
-        );
+        unsafe { launch(shape(1, 1, slots * 4), || kernels::memory_chase_shared(n as *const u32, slots, steps, o as *mut u64)).unwrap() };
+        assert_eq!(out[1], chase_end(&next, steps as u64) as u64, "{slots} slots, {steps} steps");
     }
 }
 
@@ -147,12 +114,7 @@ fn the_shared_chase_follows_the_cycle() {
 fn the_fma_chain_rounds_as_the_cpu_does() {
     let mut out = [0u64; 2];
     let o = out.as_mut_ptr() as usize;
-    unsafe {
-        launch(shape(1, 1, 0), || {
-            kernels::memory_fma_chain(0.5, 0.999, 0.001, 1000, o as *mut u64)
-        })
-        .unwrap()
-    };
+    unsafe { launch(shape(1, 1, 0), || kernels::memory_fma_chain(0.5, 0.999, 0.001, 1000, o as *mut u64)).unwrap() };
     let want = expected_fma_chain(0.5, 0.999, 0.001, 1000);
     assert_eq!(out[1] as u32, want.to_bits());
     assert_ne!(want, 0.5, "the chain did something");

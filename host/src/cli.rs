@@ -8,8 +8,8 @@
 //! numbers use `value_parser = number::<T>(min, max)`, which accepts the
 //! spellings 4096, 268_435_456, 1e8 and 2^28 and names the range on error.
 
-use ptx_ladder::labs::models::memory::{Chip, chip_by_name};
 use clap::{Args, CommandFactory as _, Parser, Subcommand};
+use ptx_ladder::labs::models::memory::{Chip, chip_by_name};
 use ptx_ladder::labs::models::occupancy::{Arch, arch_by_name};
 use std::path::PathBuf;
 
@@ -315,8 +315,7 @@ pub fn parse_number(text: &str) -> Option<u64> {
 /// [`parse_number`] reads.
 pub fn number<T: TryFrom<u64>>(min: u64, max: u64) -> impl Fn(&str) -> Result<T, String> + Clone + Send + Sync + 'static {
     move |text| {
-        let value =
-            parse_number(text).ok_or_else(|| "expected a whole number like 4096, 1e8 or 2^28".to_string())?;
+        let value = parse_number(text).ok_or_else(|| "expected a whole number like 4096, 1e8 or 2^28".to_string())?;
         if value < min || value > max {
             return Err(format!("must be between {min} and {max} (got {value})"));
         }

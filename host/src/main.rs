@@ -42,7 +42,7 @@ fn main() -> ExitCode {
             return match e.print().map_err(output::stdout_failure) {
                 Ok(()) | Err(Failure::Closed) => ExitCode::from(code as u8),
                 Err(failure) => report(failure),
-    };
+            };
         }
     };
     match run(cli.command).and_then(|()| output::flush()) {

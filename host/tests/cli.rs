@@ -40,7 +40,8 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-const COMMANDS: [&str; 11] = ["info", "vecadd", "matmul", "warps", "coalesce", "banks", "divergence", "reduce", "memory", "occupancy", "tour"];
+const COMMANDS: [&str; 11] =
+    ["info", "vecadd", "matmul", "warps", "coalesce", "banks", "divergence", "reduce", "memory", "occupancy", "tour"];
 
 #[test]
 fn every_help_form_works() {
@@ -139,7 +140,9 @@ fn numbers_take_every_spelling() {
 #[test]
 fn bytes_that_are_not_utf8_are_a_usage_error() {
     let bad = OsStr::from_bytes(b"\xff\xfe");
-    for args in [vec![bad], vec![OsStr::new("matmul"), OsStr::new("--rungs"), bad], vec![OsStr::new("occupancy"), OsStr::new("--arch"), bad]] {
+    for args in
+        [vec![bad], vec![OsStr::new("matmul"), OsStr::new("--rungs"), bad], vec![OsStr::new("occupancy"), OsStr::new("--arch"), bad]]
+    {
         let out = run(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
         assert_no_panic(&out, "non-UTF-8");
@@ -234,7 +237,16 @@ fn the_tour_runs_every_part_that_needs_no_gpu() {
     }
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     let text = stdout(&out);
-    for part in ["1. Warps", "2. The memory hierarchy", "3. Coalescing", "4. Shared-memory banks", "5. Divergence", "6. Reduction", "7. Occupancy", "End of the tour"] {
+    for part in [
+        "1. Warps",
+        "2. The memory hierarchy",
+        "3. Coalescing",
+        "4. Shared-memory banks",
+        "5. Divergence",
+        "6. Reduction",
+        "7. Occupancy",
+        "End of the tour",
+    ] {
         assert!(text.contains(part), "tour lacks {part}");
     }
     assert!(text.contains("H100/H200") && text.contains("conflict degree"), "{text}");

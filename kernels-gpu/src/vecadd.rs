@@ -21,8 +21,8 @@ pub unsafe fn vec_add(a: *const f32, b: *const f32, c: *mut f32, n: u32) {
     let i = gpu::global_x();
     if i < n {
         let i = i as usize;
-            let sum = unsafe { gpu::load(a.add(i)) + gpu::load(b.add(i)) };
-            unsafe { gpu::store(c.add(i), sum) };
+        let sum = unsafe { gpu::load(a.add(i)) + gpu::load(b.add(i)) };
+        unsafe { gpu::store(c.add(i), sum) };
     }
 }
 
@@ -40,8 +40,8 @@ pub unsafe fn vec_add_x4(a: *const f32, b: *const f32, c: *mut f32, n: u32) {
     } else {
         // The last thread may own 1-3 leftover elements.
         for i in first..n {
-                let sum = unsafe { gpu::load(a.add(i)) + gpu::load(b.add(i)) };
-                unsafe { gpu::store(c.add(i), sum) };
+            let sum = unsafe { gpu::load(a.add(i)) + gpu::load(b.add(i)) };
+            unsafe { gpu::store(c.add(i), sum) };
         }
     }
 }

@@ -31,10 +31,7 @@ pub struct DeviceInfo {
 impl DeviceInfo {
     pub fn query(device: Device) -> Result<DeviceInfo> {
         let get = |attribute: DeviceAttribute| -> Result<u32> {
-            device
-                .get_attribute(attribute)
-                .map(|v| v.max(0) as u32)
-                .context(format_args!("reading device attribute {attribute:?}"))
+            device.get_attribute(attribute).map(|v| v.max(0) as u32).context(format_args!("reading device attribute {attribute:?}"))
         };
         let get_raw = |attribute: Attr| -> Result<u32> {
             let mut value = 0;
@@ -76,8 +73,7 @@ impl DeviceInfo {
 
     /// FP32 peak in FLOP/s: SMs × lanes × 2 (an FMA is two FLOPs) × clock.
     pub fn fp32_peak_flops(&self) -> Option<f64> {
-        self.fp32_lanes_per_multiprocessor()
-            .map(|lanes| self.multiprocessors as f64 * lanes as f64 * 2.0 * self.sm_clock_khz as f64 * 1e3)
+        self.fp32_lanes_per_multiprocessor().map(|lanes| self.multiprocessors as f64 * lanes as f64 * 2.0 * self.sm_clock_khz as f64 * 1e3)
     }
 
     /// DRAM bandwidth in bytes/s from the driver's memory clock and bus

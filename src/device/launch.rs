@@ -99,12 +99,8 @@ impl Gpu {
     /// Registers, static shared memory and local memory of a kernel.
     pub fn resources(&self, name: &str) -> Result<KernelResources> {
         let function = self.function(name)?;
-        let get = |attribute| {
-            function
-                .get_attribute(attribute)
-                .map(|v| v.max(0) as u32)
-                .context(format_args!("reading {attribute:?} of {name}"))
-        };
+        let get =
+            |attribute| function.get_attribute(attribute).map(|v| v.max(0) as u32).context(format_args!("reading {attribute:?} of {name}"));
         Ok(KernelResources {
             registers: get(FunctionAttribute::NumRegisters)?,
             static_shared_bytes: get(FunctionAttribute::SharedMemorySizeBytes)?,
@@ -118,10 +114,7 @@ impl Gpu {
         let function = self.function(name)?;
         self.allow_shared(&function, name, shape.shared_bytes)?;
         function
-            .max_active_blocks_per_multiprocessor(
-                BlockSize::xyz(shape.block.x, shape.block.y, shape.block.z),
-                shape.shared_bytes as usize,
-            )
+            .max_active_blocks_per_multiprocessor(BlockSize::xyz(shape.block.x, shape.block.y, shape.block.z), shape.shared_bytes as usize)
             .context(format_args!("asking the occupancy API about {name}"))
     }
 
@@ -138,8 +131,7 @@ impl Gpu {
         self.allow_shared(&function, name, shape.shared_bytes)?;
         let grid = GridSize::xyz(shape.grid.x, shape.grid.y, shape.grid.z);
         let block = BlockSize::xyz(shape.block.x, shape.block.y, shape.block.z);
-        unsafe { self.stream().launch(&function, grid, block, shape.shared_bytes, args) }
-            .context(format_args!("launching {name}"))
+        unsafe { self.stream().launch(&function, grid, block, shape.shared_bytes, args) }.context(format_args!("launching {name}"))
     }
 
     /// `C = alpha * A * B + beta * C` with one rung of the ladder.

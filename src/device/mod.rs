@@ -127,11 +127,7 @@ impl Gpu {
 
 /// Checks a raw driver call made through `cust::sys`.
 pub(crate) fn driver(result: cust::sys::CUresult, doing: impl std::fmt::Display) -> Result<()> {
-    if result == cust::sys::CUresult::CUDA_SUCCESS {
-        Ok(())
-    } else {
-        Err(Error::new(format!("{doing}: driver error {result:?}")))
-    }
+    if result == cust::sys::CUresult::CUDA_SUCCESS { Ok(()) } else { Err(Error::new(format!("{doing}: driver error {result:?}"))) }
 }
 
 fn init_error(e: CudaError) -> Error {

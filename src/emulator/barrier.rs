@@ -53,16 +53,8 @@ struct State {
 
 impl Barrier {
     pub fn new(members: u32) -> Barrier {
-        let state = State {
-            status: vec![Status::Running; members as usize],
-            running: members as usize,
-            generation: 0,
-            broken: false,
-        };
-        Barrier {
-            state: Mutex::new(state),
-            wake: Condvar::new(),
-        }
+        let state = State { status: vec![Status::Running; members as usize], running: members as usize, generation: 0, broken: false };
+        Barrier { state: Mutex::new(state), wake: Condvar::new() }
     }
 
     /// Every member running again, for the next block.
@@ -75,13 +67,7 @@ impl Barrier {
 
     /// Waits until every member has arrived at `site`. `released` runs
     /// once, by the last to arrive, before anyone continues.
-    pub fn wait(
-        &self,
-        member: u32,
-        site: &'static Location<'static>,
-        failed: &AtomicBool,
-        released: impl FnOnce(),
-    ) -> Result<(), Broken> {
+    pub fn wait(&self, member: u32, site: &'static Location<'static>, failed: &AtomicBool, released: impl FnOnce()) -> Result<(), Broken> {
         let mut s = self.state.lock().unwrap();
         s.status[member as usize] = Status::Waiting(site);
         s.running -= 1;
@@ -101,9 +87,7 @@ impl Barrier {
                 return Err(Broken(None));
             }
             if started.elapsed() > NO_PROGRESS_AFTER {
-                let running: Vec<u32> = (0..s.status.len() as u32)
-                    .filter(|&m| s.status[m as usize] == Status::Running)
-                    .collect();
+                let running: Vec<u32> = (0..s.status.len() as u32).filter(|&m| s.status[m as usize] == Status::Running).collect();
                 failed.store(true, Ordering::Relaxed);
                 panic!(
                     "no progress for {} s: thread(s) {} never reached a barrier the others wait at (spinning on a value no running thread will write?)",
@@ -111,11 +95,7 @@ impl Barrier {
                     super::findings::ranges(&running)
                 );
             }
-            s = self
-                .wake
-                .wait_timeout(s, Duration::from_millis(20))
-                .unwrap()
-                .0;
+            s = self.wake.wait_timeout(s, Duration::from_millis(20)).unwrap().0;
         }
         Ok(())
     }
@@ -127,11 +107,7 @@ impl Barrier {
         s.status[member as usize] = Status::Exited;
         s.running -= 1;
         let anyone_waiting = s.status.iter().any(|st| matches!(st, Status::Waiting(_)));
-        if s.running == 0 && anyone_waiting {
-            self.decide(&mut s)
-        } else {
-            None
-        }
+        if s.running == 0 && anyone_waiting { self.decide(&mut s) } else { None }
     }
 
     /// No member is running: release the waiting ones if they all wait at
@@ -157,10 +133,7 @@ impl Barrier {
             return None;
         }
         s.broken = true;
-        let waiting = waiting
-            .into_iter()
-            .map(|(site, members)| (site.to_string(), members))
-            .collect();
+        let waiting = waiting.into_iter().map(|(site, members)| (site.to_string(), members)).collect();
         Some(Mismatch { waiting, exited })
     }
 }

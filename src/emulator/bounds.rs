@@ -26,12 +26,7 @@ impl Buffer {
         } else if address >= end {
             let gap = address - end;
             let (index, len) = ((address - self.start) / 4, self.bytes / 4);
-            (
-                gap,
-                format!(
-                    "{gap} bytes past the end of `{name}` (float index {index}; it holds {len})"
-                ),
-            )
+            (gap, format!("{gap} bytes past the end of `{name}` (float index {index}; it holds {len})"))
         } else {
             (0, format!("partly outside `{name}`"))
         }
@@ -40,18 +35,11 @@ impl Buffer {
 
 /// `None` when `address..address + bytes` lies inside one of `buffers`;
 /// otherwise the nearest buffer's name and where the access lies from it.
-pub(super) fn check(
-    buffers: &[Buffer],
-    address: usize,
-    bytes: usize,
-) -> Option<Option<(String, String)>> {
+pub(super) fn check(buffers: &[Buffer], address: usize, bytes: usize) -> Option<Option<(String, String)>> {
     if buffers.iter().any(|b| b.contains(address, bytes)) {
         return None;
     }
-    let nearest = buffers
-        .iter()
-        .map(|b| (b.relation(address), &b.name))
-        .min_by_key(|((gap, _), _)| *gap);
+    let nearest = buffers.iter().map(|b| (b.relation(address), &b.name)).min_by_key(|((gap, _), _)| *gap);
     Some(nearest.map(|((_, relation), name)| (name.clone(), relation)))
 }
 
@@ -61,35 +49,12 @@ mod tests {
 
     #[test]
     fn accesses_are_placed_against_the_nearest_buffer() {
-        let buffers = [
-            Buffer {
-                name: "a".into(),
-                start: 1000,
-                bytes: 40,
-            },
-            Buffer {
-                name: "b".into(),
-                start: 2000,
-                bytes: 8,
-            },
-        ];
+        let buffers = [Buffer { name: "a".into(), start: 1000, bytes: 40 }, Buffer { name: "b".into(), start: 2000, bytes: 8 }];
         assert_eq!(check(&buffers, 1000, 16), None);
         assert_eq!(check(&buffers, 1036, 4), None);
-        assert_eq!(
-            check(&buffers, 1040, 4),
-            Some(Some((
-                "a".into(),
-                "0 bytes past the end of `a` (float index 10; it holds 10)".into()
-            )))
-        );
-        assert_eq!(
-            check(&buffers, 1996, 4),
-            Some(Some(("b".into(), "4 bytes before the start of `b`".into())))
-        );
-        assert_eq!(
-            check(&buffers, 1036, 16),
-            Some(Some(("a".into(), "partly outside `a`".into())))
-        );
+        assert_eq!(check(&buffers, 1040, 4), Some(Some(("a".into(), "0 bytes past the end of `a` (float index 10; it holds 10)".into()))));
+        assert_eq!(check(&buffers, 1996, 4), Some(Some(("b".into(), "4 bytes before the start of `b`".into()))));
+        assert_eq!(check(&buffers, 1036, 16), Some(Some(("a".into(), "partly outside `a`".into()))));
         assert_eq!(check(&[], 0, 4), Some(None));
     }
 }

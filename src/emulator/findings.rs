@@ -83,20 +83,12 @@ pub struct Report {
 
 impl Report {
     pub fn new(kernel: &str) -> Report {
-        Report {
-            kernel: kernel.to_string(),
-            findings: Vec::new(),
-            unlisted: 0,
-        }
+        Report { kernel: kernel.to_string(), findings: Vec::new(), unlisted: 0 }
     }
 
     /// Adds a finding, or only counts it once a few of its kind are listed.
     pub(super) fn add(&mut self, finding: Finding) {
-        let same_kind = self
-            .findings
-            .iter()
-            .filter(|f| std::mem::discriminant(*f) == std::mem::discriminant(&finding))
-            .count();
+        let same_kind = self.findings.iter().filter(|f| std::mem::discriminant(*f) == std::mem::discriminant(&finding)).count();
         if same_kind < LISTED_PER_KIND {
             self.findings.push(finding);
         } else {
@@ -109,33 +101,15 @@ impl Report {
     }
 
     pub fn barrier_mismatches(&self) -> impl Iterator<Item = &BarrierMismatch> {
-        self.findings.iter().filter_map(|f| {
-            if let Finding::Barrier(b) = f {
-                Some(b)
-            } else {
-                None
-            }
-        })
+        self.findings.iter().filter_map(|f| if let Finding::Barrier(b) = f { Some(b) } else { None })
     }
 
     pub fn races(&self) -> impl Iterator<Item = &Race> {
-        self.findings.iter().filter_map(|f| {
-            if let Finding::Race(r) = f {
-                Some(r)
-            } else {
-                None
-            }
-        })
+        self.findings.iter().filter_map(|f| if let Finding::Race(r) = f { Some(r) } else { None })
     }
 
     pub fn out_of_bounds(&self) -> impl Iterator<Item = &OutOfBounds> {
-        self.findings.iter().filter_map(|f| {
-            if let Finding::OutOfBounds(o) = f {
-                Some(o)
-            } else {
-                None
-            }
-        })
+        self.findings.iter().filter_map(|f| if let Finding::OutOfBounds(o) = f { Some(o) } else { None })
     }
 }
 
@@ -151,11 +125,7 @@ pub(super) fn ranges(threads: &[u32]) -> String {
         while i + 1 < sorted.len() && sorted[i + 1] == sorted[i] + 1 {
             i += 1;
         }
-        parts.push(if sorted[i] == start {
-            start.to_string()
-        } else {
-            format!("{start}-{}", sorted[i])
-        });
+        parts.push(if sorted[i] == start { start.to_string() } else { format!("{start}-{}", sorted[i]) });
         i += 1;
     }
     parts.join(", ")
@@ -174,38 +144,21 @@ impl fmt::Display for BarrierMismatch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let noun = match self.warp {
             Some(w) => {
-                write!(
-                    f,
-                    "warp shuffle or mma not reached by every lane of warp {w} of {}: ",
-                    block(self.block)
-                )?;
+                write!(f, "warp shuffle or mma not reached by every lane of warp {w} of {}: ", block(self.block))?;
                 "lane"
             }
             None => {
-                write!(
-                    f,
-                    "barrier (sync_threads) not reached by every thread of {}: ",
-                    block(self.block)
-                )?;
+                write!(f, "barrier (sync_threads) not reached by every thread of {}: ", block(self.block))?;
                 "thread"
             }
         };
         let mut parts: Vec<String> = self
             .waiting
             .iter()
-            .map(|(site, waiting)| {
-                format!(
-                    "{} wait{} at {site}",
-                    threads(waiting, noun),
-                    if waiting.len() == 1 { "s" } else { "" }
-                )
-            })
+            .map(|(site, waiting)| format!("{} wait{} at {site}", threads(waiting, noun), if waiting.len() == 1 { "s" } else { "" }))
             .collect();
         if !self.exited.is_empty() {
-            parts.push(format!(
-                "{} already returned and will never arrive",
-                threads(&self.exited, noun)
-            ));
+            parts.push(format!("{} already returned and will never arrive", threads(&self.exited, noun)));
         }
         write!(f, "{}", parts.join("; "))?;
         if self.waiting.len() > 1 {
@@ -292,12 +245,7 @@ impl fmt::Display for Report {
             return write!(f, "{}: no findings", self.kernel);
         }
         let total = self.findings.len() + self.unlisted;
-        write!(
-            f,
-            "{}: {total} finding{}",
-            self.kernel,
-            if total == 1 { "" } else { "s" }
-        )?;
+        write!(f, "{}: {total} finding{}", self.kernel, if total == 1 { "" } else { "s" })?;
         for finding in &self.findings {
             write!(f, "\n  - {finding}")?;
         }
@@ -323,38 +271,17 @@ mod tests {
     fn reports_list_a_few_of_each_kind_and_count_the_rest() {
         let mut report = Report::new("k");
         assert_eq!(report.to_string(), "k: no findings");
-        let race = |offset| {
-            Finding::Race(Race {
-                block: Dim3::new(0, 0, 0),
-                hazard: Hazard::ReadAfterWrite,
-                offset,
-                first: 1,
-                second: 2,
-            })
-        };
+        let race = |offset| Finding::Race(Race { block: Dim3::new(0, 0, 0), hazard: Hazard::ReadAfterWrite, offset, first: 1, second: 2 });
         for offset in 0..7 {
             report.add(race(4 * offset));
         }
-        let oob = OutOfBounds {
-            block: Dim3::new(1, 0, 0),
-            thread: 3,
-            write: true,
-            address: 0x10,
-            bytes: 4,
-            nearest: None,
-        };
+        let oob = OutOfBounds { block: Dim3::new(1, 0, 0), thread: 3, write: true, address: 0x10, bytes: 4, nearest: None };
         report.add(Finding::OutOfBounds(oob));
-        assert_eq!(
-            (report.findings.len(), report.unlisted),
-            (LISTED_PER_KIND + 1, 2)
-        );
+        assert_eq!((report.findings.len(), report.unlisted), (LISTED_PER_KIND + 1, 2));
         let text = report.to_string();
         assert!(text.starts_with("k: 8 findings"), "{text}");
         assert!(text.contains("read-after-write hazard at shared byte 4 (word 1): thread 1 wrote it, then thread 2 read it"), "{text}");
-        assert!(
-            text.contains("out-of-bounds write of 4 bytes at 0x10, thread 3 of block (1, 0, 0)"),
-            "{text}"
-        );
+        assert!(text.contains("out-of-bounds write of 4 bytes at 0x10, thread 3 of block (1, 0, 0)"), "{text}");
         assert!(text.ends_with("and 2 more of the same kinds"), "{text}");
     }
 }

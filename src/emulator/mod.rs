@@ -31,8 +31,8 @@ use kernels_gpu::matmul::GemmKernel;
 use kernels_gpu::matmul_bf16::Bf16Kernel;
 use std::collections::VecDeque;
 use std::panic::Location;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
 const POISON_BITS: u32 = crate::device::POISON_BITS;
 /// How a thread stopped by another's failure (or by a broken barrier) ends.
@@ -398,10 +398,19 @@ impl AlignedBuffer {
 /// Runs one SGEMM rung on the CPU: `c = alpha * a * b + beta * c`, with
 /// `a`, `b` and `c` declared to the bounds checker. Any finding is an error.
 #[allow(clippy::too_many_arguments)]
-pub fn sgemm(kernel: &GemmKernel, (m, n, k): (u32, u32, u32), alpha: f32, a: &[f32], b: &[f32], beta: f32, c: &mut [f32]) -> Result<(), String> {
+pub fn sgemm(
+    kernel: &GemmKernel,
+    (m, n, k): (u32, u32, u32),
+    alpha: f32,
+    a: &[f32],
+    b: &[f32],
+    beta: f32,
+    c: &mut [f32],
+) -> Result<(), String> {
     let (a, b) = (AlignedBuffer::from_slice(a), AlignedBuffer::from_slice(b));
     let mut out = AlignedBuffer::from_slice(c);
-    let checks = Checks::new(kernel.name()).buffer("a", a.as_ptr(), a.len).buffer("b", b.as_ptr(), b.len).buffer("c", out.as_ptr(), out.len);
+    let checks =
+        Checks::new(kernel.name()).buffer("a", a.as_ptr(), a.len).buffer("b", b.as_ptr(), b.len).buffer("c", out.as_ptr(), out.len);
     let (pa, pb, pc) = (a.as_ptr() as usize, b.as_ptr() as usize, out.as_mut_ptr() as usize);
     let f = kernel.emulate;
     let report = unsafe {
@@ -419,7 +428,8 @@ pub fn sgemm(kernel: &GemmKernel, (m, n, k): (u32, u32, u32), alpha: f32, a: &[f
 pub fn bf16_gemm(kernel: &Bf16Kernel, (m, n, k): (u32, u32, u32), a: &[u16], b: &[u16], c: &mut [f32]) -> Result<(), String> {
     let (a, b) = (aligned_u16(a), aligned_u16(b));
     let mut out = AlignedBuffer::from_slice(c);
-    let checks = Checks::new(kernel.name()).buffer("a", a.as_ptr(), a.len).buffer("b", b.as_ptr(), b.len).buffer("c", out.as_ptr(), out.len);
+    let checks =
+        Checks::new(kernel.name()).buffer("a", a.as_ptr(), a.len).buffer("b", b.as_ptr(), b.len).buffer("c", out.as_ptr(), out.len);
     let (pa, pb, pc) = (a.as_ptr() as usize, b.as_ptr() as usize, out.as_mut_ptr() as usize);
     let f = kernel.emulate;
     let report =

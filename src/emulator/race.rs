@@ -40,14 +40,7 @@ struct Word {
     in_flight: u32,
 }
 
-const FRESH: Word = Word {
-    interval: 0,
-    writer: NOBODY,
-    value: 0,
-    readers: [NOBODY; 2],
-    reported: false,
-    in_flight: NOBODY,
-};
+const FRESH: Word = Word { interval: 0, writer: NOBODY, value: 0, readers: [NOBODY; 2], reported: false, in_flight: NOBODY };
 
 /// One shadow word per 32-bit word of the block's shared memory, locked
 /// in 16-byte chunks: threads touching different chunks never wait for each
@@ -66,23 +59,13 @@ pub(super) struct Found {
 
 impl Shadow {
     pub fn new(bytes: u32) -> Shadow {
-        Shadow {
-            chunks: (0..bytes.div_ceil(16))
-                .map(|_| Mutex::new([FRESH; 4]))
-                .collect(),
-        }
+        Shadow { chunks: (0..bytes.div_ceil(16)).map(|_| Mutex::new([FRESH; 4])).collect() }
     }
 
     /// Records `access` by `thread` at byte `offset` during barrier
     /// interval `interval` (intervals only grow, so old entries expire by
     /// themselves). Returns the first new hazard, if any.
-    pub fn record(
-        &self,
-        interval: u64,
-        thread: u32,
-        offset: usize,
-        access: Access,
-    ) -> Option<Found> {
+    pub fn record(&self, interval: u64, thread: u32, offset: usize, access: Access) -> Option<Found> {
         if access.kind == AccessKind::Atomic {
             return None;
         }
@@ -100,10 +83,7 @@ impl Shadow {
                 let index = first + i;
                 let word = &mut words[index % 4];
                 if let Some(f) = update(word, interval, thread, access, i) {
-                    found.get_or_insert(Found {
-                        offset: (index * 4) as u32,
-                        ..f
-                    });
+                    found.get_or_insert(Found { offset: (index * 4) as u32, ..f });
                 }
                 i += 1;
             }
@@ -142,11 +122,7 @@ impl Shadow {
 /// Applies one word of an access; returns a hazard (offset not yet set).
 fn update(word: &mut Word, interval: u64, thread: u32, access: Access, i: usize) -> Option<Found> {
     if word.interval != interval {
-        *word = Word {
-            interval,
-            in_flight: word.in_flight,
-            ..FRESH
-        };
+        *word = Word { interval, in_flight: word.in_flight, ..FRESH };
     }
     let copying = word.in_flight;
     let unwaited = copying != NOBODY && (access.kind == AccessKind::Read || copying != thread);
@@ -157,15 +133,11 @@ fn update(word: &mut Word, interval: u64, thread: u32, access: Access, i: usize)
             } else if word.readers[0] != thread && word.readers[1] == NOBODY {
                 word.readers[1] = thread;
             }
-            (word.writer != NOBODY && word.writer != thread)
-                .then_some((Hazard::ReadAfterWrite, word.writer))
+            (word.writer != NOBODY && word.writer != thread).then_some((Hazard::ReadAfterWrite, word.writer))
         }
         _ => {
             let value = access.words[i];
-            let reader = word
-                .readers
-                .into_iter()
-                .find(|&r| r != NOBODY && r != thread);
+            let reader = word.readers.into_iter().find(|&r| r != NOBODY && r != thread);
             let hazard = if let Some(reader) = reader {
                 Some((Hazard::WriteAfterRead, reader))
             } else if word.writer != NOBODY && word.writer != thread && word.value != value {
@@ -178,22 +150,13 @@ fn update(word: &mut Word, interval: u64, thread: u32, access: Access, i: usize)
             hazard
         }
     };
-    let hazard = if unwaited {
-        Some((Hazard::UnwaitedCopy, copying))
-    } else {
-        hazard
-    };
+    let hazard = if unwaited { Some((Hazard::UnwaitedCopy, copying)) } else { hazard };
     let (hazard, other) = hazard?;
     if word.reported {
         return None;
     }
     word.reported = true;
-    Some(Found {
-        hazard,
-        offset: 0,
-        first: other,
-        second: thread,
-    })
+    Some(Found { hazard, offset: 0, first: other, second: thread })
 }
 
 #[cfg(test)]
@@ -201,19 +164,11 @@ mod tests {
     use super::*;
 
     fn read() -> Access {
-        Access {
-            kind: AccessKind::Read,
-            bytes: 4,
-            words: [0; 4],
-        }
+        Access { kind: AccessKind::Read, bytes: 4, words: [0; 4] }
     }
 
     fn write(value: u32) -> Access {
-        Access {
-            kind: AccessKind::Write,
-            bytes: 4,
-            words: [value, 0, 0, 0],
-        }
+        Access { kind: AccessKind::Write, bytes: 4, words: [value, 0, 0, 0] }
     }
 
     #[test]
@@ -222,31 +177,17 @@ mod tests {
         // A thread reading and writing its own word is fine.
         assert!(shadow.record(1, 3, 12, write(1)).is_none());
         assert!(shadow.record(1, 3, 12, read()).is_none());
-        let raw = shadow
-            .record(1, 4, 12, read())
-            .expect("read after another's write");
-        assert_eq!(
-            (raw.hazard, raw.offset, raw.first, raw.second),
-            (Hazard::ReadAfterWrite, 12, 3, 4)
-        );
+        let raw = shadow.record(1, 4, 12, read()).expect("read after another's write");
+        assert_eq!((raw.hazard, raw.offset, raw.first, raw.second), (Hazard::ReadAfterWrite, 12, 3, 4));
         // Reported once per word and interval.
         assert!(shadow.record(1, 5, 12, read()).is_none());
-        let war = shadow
-            .record(1, 7, 16, read())
-            .xor(shadow.record(1, 8, 16, write(2)))
-            .unwrap();
-        assert_eq!(
-            (war.hazard, war.first, war.second),
-            (Hazard::WriteAfterRead, 7, 8)
-        );
+        let war = shadow.record(1, 7, 16, read()).xor(shadow.record(1, 8, 16, write(2))).unwrap();
+        assert_eq!((war.hazard, war.first, war.second), (Hazard::WriteAfterRead, 7, 8));
         // Same value twice is benign; a different value is not.
         assert!(shadow.record(1, 1, 20, write(9)).is_none());
         assert!(shadow.record(1, 2, 20, write(9)).is_none());
         let waw = shadow.record(1, 6, 20, write(10)).unwrap();
-        assert_eq!(
-            (waw.hazard, waw.first, waw.second),
-            (Hazard::WriteAfterWrite, 2, 6)
-        );
+        assert_eq!((waw.hazard, waw.first, waw.second), (Hazard::WriteAfterWrite, 2, 6));
     }
 
     #[test]
@@ -255,14 +196,8 @@ mod tests {
         shadow.mark_copy(2, 0, 16, true);
         // A barrier (a new interval) does not land the copy.
         let early = shadow.record(5, 3, 4, read()).unwrap();
-        assert_eq!(
-            (early.hazard, early.offset, early.first, early.second),
-            (Hazard::UnwaitedCopy, 4, 2, 3)
-        );
-        assert_eq!(
-            shadow.record(5, 2, 8, read()).map(|f| f.hazard),
-            Some(Hazard::UnwaitedCopy)
-        );
+        assert_eq!((early.hazard, early.offset, early.first, early.second), (Hazard::UnwaitedCopy, 4, 2, 3));
+        assert_eq!(shadow.record(5, 2, 8, read()).map(|f| f.hazard), Some(Hazard::UnwaitedCopy));
         // Another thread's copy to other words is no business of thread 2.
         shadow.mark_copy(2, 0, 16, false);
         assert!(shadow.record(6, 3, 4, read()).is_none());
@@ -277,18 +212,10 @@ mod tests {
         assert!(shadow.record(1, 0, 0, write(1)).is_none());
         assert!(shadow.record(2, 1, 0, read()).is_none());
         assert!(shadow.record(3, 2, 0, write(5)).is_none());
-        let atomic = Access {
-            kind: AccessKind::Atomic,
-            bytes: 4,
-            words: [0; 4],
-        };
+        let atomic = Access { kind: AccessKind::Atomic, bytes: 4, words: [0; 4] };
         assert!(shadow.record(3, 3, 0, atomic).is_none());
         // A 16-byte access reports its first hazardous word.
-        let wide = Access {
-            kind: AccessKind::Read,
-            bytes: 16,
-            words: [0; 4],
-        };
+        let wide = Access { kind: AccessKind::Read, bytes: 16, words: [0; 4] };
         assert_eq!(shadow.record(3, 4, 0, wide).map(|f| f.offset), Some(0));
     }
 }

@@ -46,7 +46,12 @@ pub fn run(gpu: &Gpu, rounds: u32, reps: u32, progress: &mut dyn FnMut(&str)) ->
         let timing = gpu.time(2, reps, || gpu.launch(&kernel, shape, args))?;
         let accesses_per_sm = (blocks / gpu.info.multiprocessors) as f64 * (THREADS / 32) as f64 * rounds as f64 * LOADS_PER_ROUND as f64;
         let cycles = timing.median_ms * 1e-3 * gpu.info.sm_clock_khz as f64 * 1e3;
-        rows.push(PatternRow { pattern, degree: conflict_degree(&pattern.addresses()), timing, cycles_per_access: cycles / accesses_per_sm });
+        rows.push(PatternRow {
+            pattern,
+            degree: conflict_degree(&pattern.addresses()),
+            timing,
+            cycles_per_access: cycles / accesses_per_sm,
+        });
     }
     Ok(rows)
 }

@@ -4,8 +4,8 @@
 use super::models::coalesce::{efficiency, sectors, strided_addresses};
 use crate::device::{Gpu, Timing, pointer};
 use crate::error::{Error, Result};
-use crate::launch_math::launch_1d;
 use crate::inputs::uniform;
+use crate::launch_math::launch_1d;
 use kernels_gpu::labs::coalesce::{READS_PER_THREAD, STRIDED_READ};
 
 /// One stride's outcome.
@@ -85,9 +85,7 @@ pub fn run(gpu: &Gpu, strides: &[u32], floats: u64, reps: u32, progress: &mut dy
 
 /// The table: model beside measurement.
 pub fn table(rows: &[StrideRow]) -> String {
-    let mut out = String::from(
-        "stride  sectors/request  bytes used   predicted GB/s   measured GB/s   measured/predicted\n",
-    );
+    let mut out = String::from("stride  sectors/request  bytes used   predicted GB/s   measured GB/s   measured/predicted\n");
     for r in rows {
         out.push_str(&format!(
             "{:>6}  {:>15}  {:>9.1}%  {:>15.0}  {:>14.0}  {:>19.2}\n",

@@ -3,9 +3,7 @@
 //! log scale, and, given `host memory --json`, what was measured at each.
 
 use super::memory::capacities;
-use super::models::memory::{
-    Capacities, Chip, Measured, bytes, chip_for_compute_capability, working_set,
-};
+use super::models::memory::{Capacities, Chip, Measured, bytes, chip_for_compute_capability, working_set};
 use crate::device::DeviceInfo;
 use crate::svg::{Anchor, Svg, TextStyle};
 
@@ -64,21 +62,13 @@ fn label(svg: &mut Svg, x: f64, y: f64, text: &str, size: f64) {
 
 /// The measured line for a level, if `host memory` measured it.
 fn latency_of(m: Option<&Measured>, prefix: &str) -> Option<String> {
-    m?.latencies
-        .iter()
-        .find(|l| l.level.starts_with(prefix))
-        .map(|l| format!("{:.0} cycles ({:.0} ns)", l.cycles, l.ns))
+    m?.latencies.iter().find(|l| l.level.starts_with(prefix)).map(|l| format!("{:.0} cycles ({:.0} ns)", l.cycles, l.ns))
 }
 
 pub fn svg(view: &ChipView, measured: Option<&Measured>) -> String {
     let caps = &view.capacities;
     let mut svg = Svg::new(W, H);
-    svg.text(
-        W / 2.0,
-        30.0,
-        &format!("{}: the GPU in one picture", view.name),
-        TextStyle::new(20.0).anchor(Anchor::Middle).bold(),
-    );
+    svg.text(W / 2.0, 30.0, &format!("{}: the GPU in one picture", view.name), TextStyle::new(20.0).anchor(Anchor::Middle).bold());
     let peak = caps.sms as f64 * view.fp32_lanes_per_sm as f64 * 2.0 * view.sm_clock_mhz / 1e6;
     svg.text(
         W / 2.0,
@@ -98,30 +88,13 @@ pub fn svg(view: &ChipView, measured: Option<&Measured>) -> String {
     let (ax, ay, cols) = (30.0, 90.0, 12u32);
     let rows = caps.sms.div_ceil(cols);
     let cell = (300.0 / cols as f64).min(330.0 / rows.max(1) as f64);
-    svg.text(
-        ax,
-        ay - 10.0,
-        &format!("{} streaming multiprocessors (SMs)", caps.sms),
-        TextStyle::new(13.0).bold(),
-    );
+    svg.text(ax, ay - 10.0, &format!("{} streaming multiprocessors (SMs)", caps.sms), TextStyle::new(13.0).bold());
     for i in 0..caps.sms {
         let (x, y) = (ax + (i % cols) as f64 * cell, ay + (i / cols) as f64 * cell);
-        svg.rect(
-            x + 1.0,
-            y + 1.0,
-            cell - 2.0,
-            cell - 2.0,
-            if i == 0 { "#1f77b4" } else { SM_FILL },
-            "#7a9cb8",
-        );
+        svg.rect(x + 1.0, y + 1.0, cell - 2.0, cell - 2.0, if i == 0 { "#1f77b4" } else { SM_FILL }, "#7a9cb8");
     }
     let array_bottom = ay + rows as f64 * cell;
-    svg.text(
-        ax,
-        array_bottom + 18.0,
-        "each block runs on one SM; an SM holds many blocks",
-        TextStyle::new(11.0).fill("#555555"),
-    );
+    svg.text(ax, array_bottom + 18.0, "each block runs on one SM; an SM holds many blocks", TextStyle::new(11.0).fill("#555555"));
 
     // One SM, opened: four partitions, then L1/shared memory.
     let (sx, sy, sw) = (370.0, 78.0, 480.0);
@@ -130,12 +103,7 @@ pub fn svg(view: &ChipView, measured: Option<&Measured>) -> String {
     svg.rect(sx, sy, sw, 2.0 * part_h + 150.0, "#f3f8fc", "#1f77b4");
     svg.line(ax + cell, ay + 1.0, sx, sy, "#1f77b4", 1.0);
     svg.line(ax + cell, ay + cell - 1.0, sx, sy + 60.0, "#1f77b4", 1.0);
-    svg.text(
-        sx + 10.0,
-        sy + 18.0,
-        "one SM, opened up: four partitions",
-        TextStyle::new(13.0).bold(),
-    );
+    svg.text(sx + 10.0, sy + 18.0, "one SM, opened up: four partitions", TextStyle::new(13.0).bold());
     let lanes_per_partition = view.fp32_lanes_per_sm / 4;
     let regs_per_partition = caps.register_file_per_sm / 4;
     for p in 0..4u32 {
@@ -143,39 +111,18 @@ pub fn svg(view: &ChipView, measured: Option<&Measured>) -> String {
         let py = sy + 28.0 + (p / 2) as f64 * (part_h + 8.0);
         svg.rect(px, py, part_w, part_h, "#ffffff", "#8aa9c4");
         svg.rect(px + 6.0, py + 6.0, part_w - 12.0, 22.0, "#dddddd", "none");
-        label(
-            &mut svg,
-            px + part_w / 2.0,
-            py + 21.0,
-            "warp scheduler: 1 instruction/clock",
-            11.0,
-        );
+        label(&mut svg, px + part_w / 2.0, py + 21.0, "warp scheduler: 1 instruction/clock", 11.0);
         // FP32 lanes as a grid of small cells.
         let lane_cols = 16u32;
         let lw = (part_w - 12.0) / lane_cols as f64;
         for l in 0..lanes_per_partition {
-            let (x, y) = (
-                px + 6.0 + (l % lane_cols) as f64 * lw,
-                py + 34.0 + (l / lane_cols) as f64 * 16.0,
-            );
+            let (x, y) = (px + 6.0 + (l % lane_cols) as f64 * lw, py + 34.0 + (l / lane_cols) as f64 * 16.0);
             svg.rect(x + 1.0, y, lw - 2.0, 13.0, LANE_FILL, "none");
         }
         let lanes_bottom = py + 34.0 + lanes_per_partition.div_ceil(lane_cols) as f64 * 16.0;
-        svg.text(
-            px + 6.0,
-            lanes_bottom + 12.0,
-            &format!("{lanes_per_partition} FP32 lanes"),
-            TextStyle::new(11.0),
-        );
+        svg.text(px + 6.0, lanes_bottom + 12.0, &format!("{lanes_per_partition} FP32 lanes"), TextStyle::new(11.0));
         let tensor = view.tensor_cores_per_sm.div_ceil(4);
-        svg.rect(
-            px + 6.0,
-            lanes_bottom + 20.0,
-            part_w - 12.0,
-            26.0,
-            TENSOR_FILL,
-            "none",
-        );
+        svg.rect(px + 6.0, lanes_bottom + 20.0, part_w - 12.0, 26.0, TENSOR_FILL, "none");
         label(
             &mut svg,
             px + part_w / 2.0,
@@ -184,118 +131,47 @@ pub fn svg(view: &ChipView, measured: Option<&Measured>) -> String {
             11.0,
         );
         let reg_y = lanes_bottom + 52.0;
-        svg.rect(
-            px + 6.0,
-            reg_y,
-            part_w - 12.0,
-            py + part_h - 6.0 - reg_y,
-            REG_FILL,
-            "none",
-        );
-        label(
-            &mut svg,
-            px + part_w / 2.0,
-            reg_y + 18.0,
-            &format!("register file {}", bytes(regs_per_partition)),
-            12.0,
-        );
+        svg.rect(px + 6.0, reg_y, part_w - 12.0, py + part_h - 6.0 - reg_y, REG_FILL, "none");
+        label(&mut svg, px + part_w / 2.0, reg_y + 18.0, &format!("register file {}", bytes(regs_per_partition)), 12.0);
         if let (0, Some(fma)) = (p, latency_of(measured, "registers")) {
-            label(
-                &mut svg,
-                px + part_w / 2.0,
-                reg_y + 34.0,
-                &format!("dependent FMA: {fma}"),
-                10.0,
-            );
+            label(&mut svg, px + part_w / 2.0, reg_y + 34.0, &format!("dependent FMA: {fma}"), 10.0);
         }
     }
     let l1_y = sy + 28.0 + 2.0 * (part_h + 8.0);
     svg.rect(sx + 10.0, l1_y, sw - 20.0, 106.0, SHARED_FILL, "none");
     let l1_text = match caps.l1_shared_per_sm {
-        Some(l1) => format!(
-            "L1 cache + shared memory: {} (up to {} as shared memory)",
-            bytes(l1),
-            bytes(caps.shared_per_sm)
-        ),
-        None => format!(
-            "L1 cache + shared memory (up to {} as shared memory)",
-            bytes(caps.shared_per_sm)
-        ),
+        Some(l1) => format!("L1 cache + shared memory: {} (up to {} as shared memory)", bytes(l1), bytes(caps.shared_per_sm)),
+        None => format!("L1 cache + shared memory (up to {} as shared memory)", bytes(caps.shared_per_sm)),
     };
     label(&mut svg, sx + sw / 2.0, l1_y + 22.0, &l1_text, 12.0);
-    label(
-        &mut svg,
-        sx + sw / 2.0,
-        l1_y + 40.0,
-        "32 banks x 4 bytes = 128 bytes per clock",
-        11.0,
-    );
+    label(&mut svg, sx + sw / 2.0, l1_y + 40.0, "32 banks x 4 bytes = 128 bytes per clock", 11.0);
     if let Some(m) = measured {
         label(
             &mut svg,
             sx + sw / 2.0,
             l1_y + 58.0,
-            &format!(
-                "shared: {:.0} GB/s for the chip ({:.0}% of the model)",
-                m.shared_gbps,
-                100.0 * m.shared_gbps / m.shared_model_gbps
-            ),
+            &format!("shared: {:.0} GB/s for the chip ({:.0}% of the model)", m.shared_gbps, 100.0 * m.shared_gbps / m.shared_model_gbps),
             11.0,
         );
-        let lat = [
-            ("shared", latency_of(Some(m), "shared")),
-            ("L1 hit", latency_of(Some(m), "L1")),
-        ];
-        let text: Vec<String> = lat
-            .iter()
-            .filter_map(|(n, v)| v.as_ref().map(|v| format!("{n} {v}")))
-            .collect();
-        label(
-            &mut svg,
-            sx + sw / 2.0,
-            l1_y + 76.0,
-            &format!("latency: {}", text.join(", ")),
-            11.0,
-        );
+        let lat = [("shared", latency_of(Some(m), "shared")), ("L1 hit", latency_of(Some(m), "L1"))];
+        let text: Vec<String> = lat.iter().filter_map(|(n, v)| v.as_ref().map(|v| format!("{n} {v}"))).collect();
+        label(&mut svg, sx + sw / 2.0, l1_y + 76.0, &format!("latency: {}", text.join(", ")), 11.0);
         if let Some(on_chip) = m.plateaus.on_chip_gbps {
-            label(
-                &mut svg,
-                sx + sw / 2.0,
-                l1_y + 92.0,
-                &format!("re-read from L1: {on_chip:.0} GB/s"),
-                11.0,
-            );
+            label(&mut svg, sx + sw / 2.0, l1_y + 92.0, &format!("re-read from L1: {on_chip:.0} GB/s"), 11.0);
         }
     }
 
     // L2 and DRAM across the bottom.
     let l2_y = l1_y + 140.0;
     svg.rect(30.0, l2_y, 820.0, 60.0, L2_FILL, "none");
-    label(
-        &mut svg,
-        440.0,
-        l2_y + 22.0,
-        &format!(
-            "L2 cache: {}, one for the whole chip (all SMs share it)",
-            bytes(caps.l2)
-        ),
-        13.0,
-    );
+    label(&mut svg, 440.0, l2_y + 22.0, &format!("L2 cache: {}, one for the whole chip (all SMs share it)", bytes(caps.l2)), 13.0);
     let l2_measured = measured.map(|m| {
-        let bw = m
+        let bw = m.plateaus.l2_gbps.map_or(String::new(), |g| format!("{g:.0} GB/s"));
+        let cliff = m
             .plateaus
-            .l2_gbps
-            .map_or(String::new(), |g| format!("{g:.0} GB/s"));
-        let cliff = m.plateaus.l2_cliff_bytes.map_or(String::new(), |c| {
-            format!(
-                "; falls towards DRAM speed from a {} working set",
-                working_set(c)
-            )
-        });
-        format!(
-            "{bw}{}{cliff}",
-            latency_of(Some(m), "L2").map_or(String::new(), |l| format!(", {l}"))
-        )
+            .l2_cliff_bytes
+            .map_or(String::new(), |c| format!("; falls towards DRAM speed from a {} working set", working_set(c)));
+        format!("{bw}{}{cliff}", latency_of(Some(m), "L2").map_or(String::new(), |l| format!(", {l}")))
     });
     if let Some(text) = l2_measured {
         label(&mut svg, 440.0, l2_y + 42.0, &text, 11.0);
@@ -306,27 +182,13 @@ pub fn svg(view: &ChipView, measured: Option<&Measured>) -> String {
         &mut svg,
         440.0,
         dram_y + 22.0,
-        &format!(
-            "DRAM (global memory): {}, datasheet {:.0} GB/s",
-            bytes(caps.dram),
-            view.dram_gbps
-        ),
+        &format!("DRAM (global memory): {}, datasheet {:.0} GB/s", bytes(caps.dram), view.dram_gbps),
         13.0,
     );
     if let Some(m) = measured {
-        let bw = m
-            .plateaus
-            .dram_gbps
-            .map_or(String::new(), |g| format!("{g:.0} GB/s read"));
-        let lat =
-            latency_of(Some(m), "DRAM").map_or(String::new(), |l| format!(", random access {l}"));
-        label(
-            &mut svg,
-            440.0,
-            dram_y + 42.0,
-            &format!("measured: {bw}{lat}"),
-            11.0,
-        );
+        let bw = m.plateaus.dram_gbps.map_or(String::new(), |g| format!("{g:.0} GB/s read"));
+        let lat = latency_of(Some(m), "DRAM").map_or(String::new(), |l| format!(", random access {l}"));
+        label(&mut svg, 440.0, dram_y + 42.0, &format!("measured: {bw}{lat}"), 11.0);
     }
     for x in [200.0, 440.0, 680.0] {
         svg.line(x, l1_y + 106.0, x, l2_y, "#888888", 2.0);
@@ -335,19 +197,10 @@ pub fn svg(view: &ChipView, measured: Option<&Measured>) -> String {
 
     // Capacities of the whole chip, to scale on a log axis.
     let (cx, cy, cw) = (880.0, 90.0, 270.0);
-    svg.text(
-        cx,
-        cy - 10.0,
-        "whole chip, to scale (log axis)",
-        TextStyle::new(13.0).bold(),
-    );
+    svg.text(cx, cy - 10.0, "whole chip, to scale (log axis)", TextStyle::new(13.0).bold());
     let levels: [(&str, u64, &str); 5] = [
         ("registers", caps.register_file_total(), REG_FILL),
-        (
-            "L1 + shared",
-            caps.l1_shared_total().unwrap_or(caps.shared_total()),
-            SHARED_FILL,
-        ),
+        ("L1 + shared", caps.l1_shared_total().unwrap_or(caps.shared_total()), SHARED_FILL),
         ("shared, at most", caps.shared_total(), SHARED_FILL),
         ("L2", caps.l2, L2_FILL),
         ("DRAM", caps.dram, DRAM_FILL),
@@ -356,12 +209,7 @@ pub fn svg(view: &ChipView, measured: Option<&Measured>) -> String {
     let scale = |b: u64| ((b.max(1) as f64).log2() - lo).max(0.0) / (hi - lo) * cw;
     for (i, (name, size, fill)) in levels.iter().enumerate() {
         let y = cy + i as f64 * 52.0;
-        svg.text(
-            cx,
-            y + 12.0,
-            &format!("{name}: {}", bytes(*size)),
-            TextStyle::new(12.0),
-        );
+        svg.text(cx, y + 12.0, &format!("{name}: {}", bytes(*size)), TextStyle::new(12.0));
         svg.rect(cx, y + 18.0, scale(*size), 20.0, fill, "#666666");
     }
     let axis_y = cy + levels.len() as f64 * 52.0 + 4.0;
@@ -369,60 +217,29 @@ pub fn svg(view: &ChipView, measured: Option<&Measured>) -> String {
     for (power, text) in [(20.0, "1 MB"), (30.0, "1 GB"), (40.0, "1 TB")] {
         let x = cx + (power - lo) / (hi - lo) * cw;
         svg.line(x, axis_y, x, axis_y + 5.0, INK, 1.0);
-        svg.text(
-            x,
-            axis_y + 18.0,
-            text,
-            TextStyle::new(10.0).anchor(Anchor::Middle),
-        );
+        svg.text(x, axis_y + 18.0, text, TextStyle::new(10.0).anchor(Anchor::Middle));
     }
-    let ratio = caps.register_file_total() as f64
-        / caps.l1_shared_total().unwrap_or(caps.shared_total()) as f64;
+    let ratio = caps.register_file_total() as f64 / caps.l1_shared_total().unwrap_or(caps.shared_total()) as f64;
     let notes = [
         format!("registers = {ratio:.2}x L1/shared"),
-        format!(
-            "registers = {:.2}x L2",
-            caps.register_file_total() as f64 / caps.l2 as f64
-        ),
+        format!("registers = {:.2}x L2", caps.register_file_total() as f64 / caps.l2 as f64),
         "the register file is the largest".to_string(),
         "fast store on the chip".to_string(),
     ];
     for (i, note) in notes.iter().enumerate() {
-        svg.text(
-            cx,
-            axis_y + 42.0 + i as f64 * 16.0,
-            note,
-            TextStyle::new(11.0).fill("#444444"),
-        );
+        svg.text(cx, axis_y + 42.0 + i as f64 * 16.0, note, TextStyle::new(11.0).fill("#444444"));
     }
 
     // The ladder of latencies, when measured.
     let ly = axis_y + 120.0;
-    svg.text(
-        cx,
-        ly,
-        "latency, one dependent load",
-        TextStyle::new(13.0).bold(),
-    );
+    svg.text(cx, ly, "latency, one dependent load", TextStyle::new(13.0).bold());
     match measured {
         Some(m) => {
             let most = m.latencies.iter().map(|l| l.cycles).fold(1.0, f64::max);
             for (i, l) in m.latencies.iter().enumerate() {
                 let y = ly + 14.0 + i as f64 * 34.0;
-                svg.text(
-                    cx,
-                    y + 10.0,
-                    &format!("{}: {:.0} cycles, {:.0} ns", l.level, l.cycles, l.ns),
-                    TextStyle::new(11.0),
-                );
-                svg.rect(
-                    cx,
-                    y + 14.0,
-                    (l.cycles / most * cw).max(1.0),
-                    10.0,
-                    "#1f77b4",
-                    "none",
-                );
+                svg.text(cx, y + 10.0, &format!("{}: {:.0} cycles, {:.0} ns", l.level, l.cycles, l.ns), TextStyle::new(11.0));
+                svg.rect(cx, y + 14.0, (l.cycles / most * cw).max(1.0), 10.0, "#1f77b4", "none");
             }
             svg.text(
                 cx,
@@ -432,18 +249,8 @@ pub fn svg(view: &ChipView, measured: Option<&Measured>) -> String {
             );
         }
         None => {
-            svg.text(
-                cx,
-                ly + 20.0,
-                "run `host memory --json PATH` on the GPU",
-                TextStyle::new(11.0).fill("#555555"),
-            );
-            svg.text(
-                cx,
-                ly + 36.0,
-                "and pass --memory-json PATH to draw them",
-                TextStyle::new(11.0).fill("#555555"),
-            );
+            svg.text(cx, ly + 20.0, "run `host memory --json PATH` on the GPU", TextStyle::new(11.0).fill("#555555"));
+            svg.text(cx, ly + 36.0, "and pass --memory-json PATH to draw them", TextStyle::new(11.0).fill("#555555"));
         }
     }
     svg.finish()
@@ -460,11 +267,7 @@ mod tests {
         for chip in CHIPS {
             let doc = svg(&ChipView::of_chip(chip), None);
             assert_well_formed(&doc);
-            assert!(
-                doc.contains(&format!("{}: the GPU in one picture", chip.name)),
-                "{}",
-                chip.name
-            );
+            assert!(doc.contains(&format!("{}: the GPU in one picture", chip.name)), "{}", chip.name);
         }
     }
 
@@ -498,10 +301,7 @@ mod tests {
             device: "NVIDIA H200".into(),
             capacities: Capacities::of_chip(chip),
             sm_clock_mhz: 1980.0,
-            bandwidth: vec![BandwidthPoint {
-                bytes: 1 << 20,
-                gbps: 9000.0,
-            }],
+            bandwidth: vec![BandwidthPoint { bytes: 1 << 20, gbps: 9000.0 }],
             plateaus: Plateaus {
                 on_chip_gbps: Some(20000.0),
                 l2_gbps: Some(9000.0),
@@ -511,27 +311,9 @@ mod tests {
             shared_gbps: 30000.0,
             shared_model_gbps: 33454.0,
             latencies: vec![
-                Latency {
-                    level: "shared memory".into(),
-                    bytes: 4096,
-                    cycles: 29.5,
-                    ns: 14.9,
-                    texts: "~30".into(),
-                },
-                Latency {
-                    level: "L2 hit (ld.cg)".into(),
-                    bytes: 8 << 20,
-                    cycles: 262.0,
-                    ns: 132.3,
-                    texts: "~200".into(),
-                },
-                Latency {
-                    level: "DRAM (random, ld.cg)".into(),
-                    bytes: 1 << 30,
-                    cycles: 840.0,
-                    ns: 424.2,
-                    texts: "400-800".into(),
-                },
+                Latency { level: "shared memory".into(), bytes: 4096, cycles: 29.5, ns: 14.9, texts: "~30".into() },
+                Latency { level: "L2 hit (ld.cg)".into(), bytes: 8 << 20, cycles: 262.0, ns: 132.3, texts: "~200".into() },
+                Latency { level: "DRAM (random, ld.cg)".into(), bytes: 1 << 30, cycles: 840.0, ns: 424.2, texts: "400-800".into() },
             ],
         };
         let doc = svg(&ChipView::of_chip(chip), Some(&m));

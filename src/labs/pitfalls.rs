@@ -6,8 +6,8 @@
 use crate::emulator::{AlignedBuffer, Checks, Report, launch_checked};
 use crate::error::{Error, Result};
 use crate::inputs::uniform;
-use kernels_gpu::launch::Dim3;
 use kernels_gpu::labs::pitfalls::{self as k, THREADS};
+use kernels_gpu::launch::Dim3;
 use kernels_gpu::launch::LaunchShape;
 use std::fmt;
 
@@ -93,35 +93,20 @@ impl Case {
 }
 
 fn shape(blocks: u32, shared_bytes: u32) -> LaunchShape {
-    LaunchShape {
-        grid: Dim3::new(blocks, 1, 1),
-        block: Dim3::new(THREADS, 1, 1),
-        shared_bytes,
-    }
+    LaunchShape { grid: Dim3::new(blocks, 1, 1), block: Dim3::new(THREADS, 1, 1), shared_bytes }
 }
 
 type ArrayKernel = unsafe fn(*const f32, *mut f32, u32);
 
 /// Runs a one-input, one-output kernel over `src` with one block per
 /// `THREADS` elements and a tile of shared memory, `outputs` floats out.
-fn run_array(
-    name: &'static str,
-    kernel: ArrayKernel,
-    src: &[f32],
-    outputs: usize,
-) -> Result<(Report, Vec<f32>)> {
+fn run_array(name: &'static str, kernel: ArrayKernel, src: &[f32], outputs: usize) -> Result<(Report, Vec<f32>)> {
     let n = src.len() as u32;
     let input = AlignedBuffer::from_slice(src);
     let mut output = AlignedBuffer::from_slice(&vec![f32::NAN; outputs]);
-    let checks = Checks::new(name)
-        .buffer("src", input.as_ptr(), src.len())
-        .buffer("dst", output.as_ptr(), outputs);
+    let checks = Checks::new(name).buffer("src", input.as_ptr(), src.len()).buffer("dst", output.as_ptr(), outputs);
     let (s, d) = (input.as_ptr() as usize, output.as_mut_ptr() as usize);
-    let report = unsafe {
-        launch_checked(shape(n.div_ceil(THREADS), THREADS * 4), &checks, || {
-            kernel(s as *const f32, d as *mut f32, n)
-        })
-    };
+    let report = unsafe { launch_checked(shape(n.div_ceil(THREADS), THREADS * 4), &checks, || kernel(s as *const f32, d as *mut f32, n)) };
     Ok((report.map_err(Error::new)?, output.as_slice().to_vec()))
 }
 
@@ -134,13 +119,7 @@ fn compare(got: &[f32], expected: &[f64]) -> (bool, String) {
         None => (true, format!("all {} values right", expected.len())),
         Some(&i) => (
             false,
-            format!(
-                "{} of {} values wrong (first: index {i}, {} instead of {:.6})",
-                wrong.len(),
-                expected.len(),
-                got[i],
-                expected[i]
-            ),
+            format!("{} of {} values wrong (first: index {i}, {} instead of {:.6})", wrong.len(), expected.len(), got[i], expected[i]),
         ),
     }
 }
@@ -148,66 +127,32 @@ fn compare(got: &[f32], expected: &[f64]) -> (bool, String) {
 fn tree(name: &'static str, kernel: ArrayKernel, src: &[f32]) -> Result<Run> {
     let blocks = src.len().div_ceil(THREADS as usize);
     let (report, got) = run_array(name, kernel, src, blocks)?;
-    let expected: Vec<f64> = src
-        .chunks(THREADS as usize)
-        .map(|c| c.iter().map(|&x| x as f64).sum())
-        .collect();
+    let expected: Vec<f64> = src.chunks(THREADS as usize).map(|c| c.iter().map(|&x| x as f64).sum()).collect();
     let (correct, result) = compare(&got, &expected);
-    Ok(Run {
-        kernel: name,
-        report,
-        correct,
-        result: format!("block sums: {result}"),
-    })
+    Ok(Run { kernel: name, report, correct, result: format!("block sums: {result}") })
 }
 
 fn reverse(name: &'static str, kernel: ArrayKernel, src: &[f32]) -> Result<Run> {
     let (report, got) = run_array(name, kernel, src, src.len())?;
     let t = THREADS as usize;
-    let expected: Vec<f64> = (0..src.len())
-        .map(|i| {
-            src.get(i / t * t + t - 1 - i % t)
-                .map_or(0.0, |&x| x as f64)
-        })
-        .collect();
+    let expected: Vec<f64> = (0..src.len()).map(|i| src.get(i / t * t + t - 1 - i % t).map_or(0.0, |&x| x as f64)).collect();
     let (correct, result) = compare(&got, &expected);
-    Ok(Run {
-        kernel: name,
-        report,
-        correct,
-        result: format!("reversed tiles: {result}"),
-    })
+    Ok(Run { kernel: name, report, correct, result: format!("reversed tiles: {result}") })
 }
 
-fn add(
-    name: &'static str,
-    kernel: unsafe fn(*const f32, *const f32, *mut f32, u32),
-    n: u32,
-) -> Result<Run> {
+fn add(name: &'static str, kernel: unsafe fn(*const f32, *const f32, *mut f32, u32), n: u32) -> Result<Run> {
     let (x, y) = (uniform(n as usize, 1), uniform(n as usize, 2));
     // A block of slack after each array: an access past one array then
     // lands in undeclared memory, never in the next array (where an
     // address check could not tell it from a legal access).
-    let with_slack = |values: &[f32]| {
-        AlignedBuffer::from_slice(&[values, &[f32::NAN; THREADS as usize]].concat())
-    };
+    let with_slack = |values: &[f32]| AlignedBuffer::from_slice(&[values, &[f32::NAN; THREADS as usize]].concat());
     let (a, b) = (with_slack(&x), with_slack(&y));
     let mut c = with_slack(&vec![f32::NAN; n as usize]);
     let len = n as usize;
-    let checks = Checks::new(name)
-        .buffer("a", a.as_ptr(), len)
-        .buffer("b", b.as_ptr(), len)
-        .buffer("c", c.as_ptr(), len);
-    let (pa, pb, pc) = (
-        a.as_ptr() as usize,
-        b.as_ptr() as usize,
-        c.as_mut_ptr() as usize,
-    );
-    let report = unsafe {
-        launch_checked(shape(n.div_ceil(THREADS), 0), &checks, || {
-            kernel(pa as *const f32, pb as *const f32, pc as *mut f32, n)
-        })
-    };
+    let checks = Checks::new(name).buffer("a", a.as_ptr(), len).buffer("b", b.as_ptr(), len).buffer("c", c.as_ptr(), len);
+    let (pa, pb, pc) = (a.as_ptr() as usize, b.as_ptr() as usize, c.as_mut_ptr() as usize);
+    let report =
+        unsafe { launch_checked(shape(n.div_ceil(THREADS), 0), &checks, || kernel(pa as *const f32, pb as *const f32, pc as *mut f32, n)) };
     let expected: Vec<f64> = x.iter().zip(&y).map(|(&p, &q)| (p + q) as f64).collect();
     let (correct, result) = compare(&c.as_slice()[..len], &expected);
     let threads = n.div_ceil(THREADS) * THREADS;
@@ -223,14 +168,9 @@ fn add(
 fn busy_wait() -> Result<Run> {
     let (mut flag, mut out) = ([0u32], [u32::MAX; 2]);
     let (f, o) = (flag.as_mut_ptr() as usize, out.as_mut_ptr() as usize);
-    let checks = Checks::new(k::WAIT_FOR_NEXT_BLOCK)
-        .buffer("flag", f as *const u32, 1)
-        .buffer("out", o as *const u32, 2);
-    let report = unsafe {
-        launch_checked(shape(2, 0), &checks, || {
-            k::pitfall_wait_for_next_block(f as *mut u32, o as *mut u32, MAX_SPINS)
-        })
-    };
+    let checks = Checks::new(k::WAIT_FOR_NEXT_BLOCK).buffer("flag", f as *const u32, 1).buffer("out", o as *const u32, 2);
+    let report =
+        unsafe { launch_checked(shape(2, 0), &checks, || k::pitfall_wait_for_next_block(f as *mut u32, o as *mut u32, MAX_SPINS)) };
     let correct = out[0] == 1;
     let result = if correct {
         format!("block 0 saw the flag after {} reads", out[1])
@@ -240,12 +180,7 @@ fn busy_wait() -> Result<Run> {
             out[1]
         )
     };
-    Ok(Run {
-        kernel: k::WAIT_FOR_NEXT_BLOCK,
-        report: report.map_err(Error::new)?,
-        correct,
-        result,
-    })
+    Ok(Run { kernel: k::WAIT_FOR_NEXT_BLOCK, report: report.map_err(Error::new)?, correct, result })
 }
 
 const TWO_LAUNCHES: &str = "pitfall_set_flag, then pitfall_read_flag";
@@ -256,17 +191,10 @@ fn two_launches() -> Result<Run> {
     let (f, o) = (flag.as_mut_ptr() as usize, out.as_mut_ptr() as usize);
     let mut report = Report::new("");
     for (name, step) in [(k::SET_FLAG, 0), (k::READ_FLAG, 1)] {
-        let checks =
-            Checks::new(name)
-                .buffer("flag", f as *const u32, 1)
-                .buffer("out", o as *const u32, 1);
+        let checks = Checks::new(name).buffer("flag", f as *const u32, 1).buffer("out", o as *const u32, 1);
         let r = unsafe {
             launch_checked(shape(2, 0), &checks, || {
-                if step == 0 {
-                    k::pitfall_set_flag(f as *mut u32)
-                } else {
-                    k::pitfall_read_flag(f as *const u32, o as *mut u32)
-                }
+                if step == 0 { k::pitfall_set_flag(f as *mut u32) } else { k::pitfall_read_flag(f as *const u32, o as *mut u32) }
             })
         }
         .map_err(Error::new)?;
@@ -277,12 +205,7 @@ fn two_launches() -> Result<Run> {
     report.kernel = TWO_LAUNCHES.to_string();
     let correct = out[0] == 1;
     let result = format!("the second launch read flag = {}", out[0]);
-    Ok(Run {
-        kernel: TWO_LAUNCHES,
-        report,
-        correct,
-        result,
-    })
+    Ok(Run { kernel: TWO_LAUNCHES, report, correct, result })
 }
 
 /// Runs every broken example and its fix on the emulator.
@@ -295,11 +218,7 @@ pub fn run(options: &Options) -> Result<Vec<Case>> {
         Case {
             title: "A barrier inside a divergent branch",
             bug: Bug::Barrier,
-            broken: tree(
-                k::TREE_BARRIER_IN_BRANCH,
-                k::pitfall_tree_barrier_in_branch,
-                &src,
-            )?,
+            broken: tree(k::TREE_BARRIER_IN_BRANCH, k::pitfall_tree_barrier_in_branch, &src)?,
             fixed: fixed_tree.clone(),
             on_a_gpu: "A tree sum puts sync_threads() inside `if t < active`. Only the threads that take the branch arrive; the others skip it and return. The hardware counts arrivals: the block may wait forever, or (on GPUs that count exited threads as arrived) move on before the partial sums are written, giving a wrong sum with no error.",
             fix: "Move the barrier out of the `if`, so every thread of the block reaches it at every step, whether or not it adds.",
@@ -307,11 +226,7 @@ pub fn run(options: &Options) -> Result<Vec<Case>> {
         Case {
             title: "An early return before a barrier",
             bug: Bug::Barrier,
-            broken: reverse(
-                k::REVERSE_EARLY_RETURN,
-                k::pitfall_reverse_early_return,
-                &src,
-            )?,
+            broken: reverse(k::REVERSE_EARLY_RETURN, k::pitfall_reverse_early_return, &src)?,
             fixed: fixed_reverse.clone(),
             on_a_gpu: "Each block reverses its tile through shared memory, and threads past the end of the data `return` first. In the last block they never reach the barrier the others wait at: a hang, or a run that goes on with tile slots nobody wrote.",
             fix: "Do not return: threads past the end store a zero into the tile, meet the others at the barrier, and only the final write is masked with `if i < n`.",
@@ -319,11 +234,7 @@ pub fn run(options: &Options) -> Result<Vec<Case>> {
         Case {
             title: "A reduction step without its barrier",
             bug: Bug::Race,
-            broken: tree(
-                k::TREE_MISSING_BARRIER,
-                k::pitfall_tree_missing_barrier,
-                &src,
-            )?,
+            broken: tree(k::TREE_MISSING_BARRIER, k::pitfall_tree_missing_barrier, &src)?,
             fixed: fixed_tree,
             on_a_gpu: "Without a barrier between the steps of the tree, thread t reads partial[t + active] whether or not its owner has added into it yet. The GPU reports nothing; the sum is right or wrong depending on which warp the scheduler ran first, and may change from run to run.",
             fix: "One sync_threads() after every step (outside the `if`): a step reads only what the previous step finished writing.",
@@ -331,11 +242,7 @@ pub fn run(options: &Options) -> Result<Vec<Case>> {
         Case {
             title: "A tile read before everyone stored",
             bug: Bug::Race,
-            broken: reverse(
-                k::REVERSE_MISSING_BARRIER,
-                k::pitfall_reverse_missing_barrier,
-                &src,
-            )?,
+            broken: reverse(k::REVERSE_MISSING_BARRIER, k::pitfall_reverse_missing_barrier, &src)?,
             fixed: fixed_reverse,
             on_a_gpu: "Each thread stores its element into the tile and at once reads its partner's. The partner belongs to another warp, which may not have stored yet: the thread reads stale shared memory, silently.",
             fix: "A sync_threads() between the stores and the reads: nobody reads the tile before everybody has written it.",
@@ -368,11 +275,7 @@ fn describe(f: &mut fmt::Formatter<'_>, label: &str, run: &Run) -> fmt::Result {
         writeln!(f, "    - {finding}")?;
     }
     if run.report.unlisted > 0 {
-        writeln!(
-            f,
-            "    - and {} more of the same kinds",
-            run.report.unlisted
-        )?;
+        writeln!(f, "    - and {} more of the same kinds", run.report.unlisted)?;
     }
     Ok(())
 }
@@ -395,19 +298,10 @@ impl fmt::Display for Case {
 
 /// Ok when every broken example was caught and every fix was clean.
 pub fn verdict(cases: &[Case]) -> Result<()> {
-    let failed: Vec<&str> = cases
-        .iter()
-        .filter(|c| !(c.caught() && c.fix_is_clean()))
-        .map(|c| c.title)
-        .collect();
+    let failed: Vec<&str> = cases.iter().filter(|c| !(c.caught() && c.fix_is_clean())).map(|c| c.title).collect();
     if failed.is_empty() {
         Ok(())
     } else {
-        Err(Error::new(format!(
-            "{} of {} pitfalls not shown as expected: {}",
-            failed.len(),
-            cases.len(),
-            failed.join("; ")
-        )))
+        Err(Error::new(format!("{} of {} pitfalls not shown as expected: {}", failed.len(), cases.len(), failed.join("; "))))
     }
 }

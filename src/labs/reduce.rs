@@ -3,8 +3,8 @@
 
 use crate::device::{Gpu, Timing, pointer};
 use crate::error::{Context as _, Error, Result};
-use crate::launch_math::launch_1d;
 use crate::inputs::uniform;
+use crate::launch_math::launch_1d;
 use cust::memory::{AsyncCopyDestination, DeviceBuffer, DeviceSlice};
 use kernels_gpu::labs::reduce::{REDUCE_ATOMIC, REDUCE_GLOBAL_PASS, REDUCE_SHARED_TREE, REDUCE_WARP_SHUFFLE, THREADS};
 use kernels_gpu::launch::Kernel;
@@ -97,7 +97,14 @@ fn blocks(gpu: &Gpu, n: u64) -> u32 {
 
 /// Enqueues `method` on `src[0..n]`; the sum ends in `result[0]`. Returns
 /// the number of launches.
-fn enqueue(gpu: &Gpu, method: Method, src: &DeviceBuffer<f32>, scratch: &DeviceBuffer<f32>, result: &mut DeviceBuffer<f32>, n: u32) -> Result<u32> {
+fn enqueue(
+    gpu: &Gpu,
+    method: Method,
+    src: &DeviceBuffer<f32>,
+    scratch: &DeviceBuffer<f32>,
+    result: &mut DeviceBuffer<f32>,
+    n: u32,
+) -> Result<u32> {
     let block_shape = |grid: u32, shared: u32| LaunchShape::linear(grid, THREADS, shared);
     let launch = |kernel: &ReduceKernel, shape: LaunchShape, from: &DeviceBuffer<f32>, to: &DeviceBuffer<f32>, count: u32| {
         gpu.launch(kernel, shape, (pointer(from), pointer(to), count))
@@ -123,7 +130,8 @@ fn enqueue(gpu: &Gpu, method: Method, src: &DeviceBuffer<f32>, scratch: &DeviceB
             Ok(launches)
         }
         Method::SharedTree | Method::WarpShuffle => {
-            let (name, shared) = if method == Method::SharedTree { (&REDUCE_SHARED_TREE, THREADS * 4) } else { (&REDUCE_WARP_SHUFFLE, THREADS / 32 * 4) };
+            let (name, shared) =
+                if method == Method::SharedTree { (&REDUCE_SHARED_TREE, THREADS * 4) } else { (&REDUCE_WARP_SHUFFLE, THREADS / 32 * 4) };
             let grid = blocks(gpu, n as u64);
             launch(name, block_shape(grid, shared), src, scratch, n)?;
             launch(name, block_shape(1, shared), scratch, result, grid)?;

@@ -4,8 +4,8 @@
 use crate::device::{Gpu, pointer};
 use crate::error::{Context as _, Error, Result};
 use cust::memory::{CopyDestination, DeviceBuffer};
-use kernels_gpu::launch::Dim3;
 use kernels_gpu::labs::warps::WARP_LANES;
+use kernels_gpu::launch::Dim3;
 use kernels_gpu::launch::LaunchShape;
 
 /// Launches one block of shape `block` and checks that every thread's

@@ -69,12 +69,16 @@ pub struct Choice {
 /// Reads the tuning file: its shape if it was tuned on this device, else
 /// the default shape with a note saying so.
 pub fn choose(path: &Path, device: &str) -> Choice {
-    let default = Choice { config: CONFIGS[0], note: format!("default shape {}; run `ptx-ladder matmul --tune` to search", shape(&CONFIGS[0])) };
+    let default =
+        Choice { config: CONFIGS[0], note: format!("default shape {}; run `ptx-ladder matmul --tune` to search", shape(&CONFIGS[0])) };
     let Ok(text) = std::fs::read_to_string(path) else { return default };
     let tuned = match Tuned::from_text(&text) {
         Ok(tuned) => tuned,
         Err(why) => {
-            return Choice { note: format!("{} {why}, so it is ignored (`--tune` rewrites it); {}", path.display(), default.note), ..default };
+            return Choice {
+                note: format!("{} {why}, so it is ignored (`--tune` rewrites it); {}", path.display(), default.note),
+                ..default
+            };
         }
     };
     match CONFIGS.iter().find(|c| c.kernel.name() == tuned.kernel) {
@@ -94,7 +98,10 @@ pub fn chosen(tuned: &Tuned, source: &str) -> Choice {
 
 /// "128x128x8, 8x8 per thread".
 pub fn shape(config: &Config) -> String {
-    format!("{}x{}x{}, {}x{} per thread", config.tiling.tile_m, config.tiling.tile_n, config.tiling.tile_k, config.tiling.thread_m, config.tiling.thread_n)
+    format!(
+        "{}x{}x{}, {}x{} per thread",
+        config.tiling.tile_m, config.tiling.tile_n, config.tiling.tile_k, config.tiling.thread_m, config.tiling.thread_n
+    )
 }
 
 /// One candidate's outcome.
@@ -106,7 +113,12 @@ pub struct Candidate {
 
 /// Times every candidate and returns them with the fastest correct one
 /// (which the caller saves with [`save`]).
-pub fn tune(gpu: &Gpu, buffers: &mut GemmBuffers, reference: &Reference, progress: &mut dyn FnMut(&str)) -> Result<(Vec<Candidate>, Tuned)> {
+pub fn tune(
+    gpu: &Gpu,
+    buffers: &mut GemmBuffers,
+    reference: &Reference,
+    progress: &mut dyn FnMut(&str),
+) -> Result<(Vec<Candidate>, Tuned)> {
     let mut results = Vec::new();
     for (i, config) in CONFIGS.iter().enumerate() {
         progress(&crate::progress::step(i, CONFIGS.len(), &format!("tuning {}", shape(config))));

@@ -215,7 +215,15 @@ impl Cublas {
     /// (`beta == 0` leaves C's old contents unread). cuBLAS is column-major,
     /// so it computes Cᵀ = Bᵀ·Aᵀ: the same bytes.
     #[allow(clippy::too_many_arguments)]
-    pub fn sgemm(&self, (m, n, k): (u32, u32, u32), alpha: f32, a: &DeviceBuffer<f32>, b: &DeviceBuffer<f32>, beta: f32, c: &DeviceBuffer<f32>) -> Result<()> {
+    pub fn sgemm(
+        &self,
+        (m, n, k): (u32, u32, u32),
+        alpha: f32,
+        a: &DeviceBuffer<f32>,
+        b: &DeviceBuffer<f32>,
+        beta: f32,
+        c: &DeviceBuffer<f32>,
+    ) -> Result<()> {
         let (m, n, k) = (m as i32, n as i32, k as i32);
         let (a, b, c) = (a.as_device_ptr(), b.as_device_ptr(), c.as_device_ptr());
         // Column-major view of the same bytes: Cᵀ is n×m (leading
@@ -243,7 +251,14 @@ impl Cublas {
     }
 
     /// `cublasGemmEx` for row-major `C = A·B` (alpha 1, beta 0), fp32 C.
-    fn gemm_ex(&self, (m, n, k): (u32, u32, u32), (a, b): (u64, u64), inputs: DataType, c: &DeviceBuffer<f32>, compute: ComputeType) -> Result<()> {
+    fn gemm_ex(
+        &self,
+        (m, n, k): (u32, u32, u32),
+        (a, b): (u64, u64),
+        inputs: DataType,
+        c: &DeviceBuffer<f32>,
+        compute: ComputeType,
+    ) -> Result<()> {
         let Some(gemm_ex) = self.gemm_ex else {
             return Err(Error::new(format!("{} has no cublasGemmEx", self.path)));
         };
@@ -253,7 +268,27 @@ impl Cublas {
         let none = Operation::None;
         // As in `sgemm`: Cᵀ = Bᵀ · Aᵀ in column-major terms.
         let code = unsafe {
-            gemm_ex(self.handle, none, none, n, m, k, &alpha, b, inputs, n, a, inputs, k, &beta, c, DataType::F32, n, compute, Algorithm::Default)
+            gemm_ex(
+                self.handle,
+                none,
+                none,
+                n,
+                m,
+                k,
+                &alpha,
+                b,
+                inputs,
+                n,
+                a,
+                inputs,
+                k,
+                &beta,
+                c,
+                DataType::F32,
+                n,
+                compute,
+                Algorithm::Default,
+            )
         };
         check(code, "cublasGemmEx")
     }

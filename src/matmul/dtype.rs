@@ -35,9 +35,7 @@ impl Dtype {
         match text.to_ascii_lowercase().as_str() {
             "f32" | "fp32" => Ok(Dtype::F32),
             "bf16" => Ok(Dtype::Bf16),
-            _ => Err(Error::new(format!(
-                "--dtype: '{text}' is not a ladder type (use f32 or bf16)"
-            ))),
+            _ => Err(Error::new(format!("--dtype: '{text}' is not a ladder type (use f32 or bf16)"))),
         }
     }
 
@@ -84,12 +82,7 @@ mod tests {
         for d in [Dtype::F32, Dtype::Bf16] {
             assert_eq!(Dtype::parse(d.name()).unwrap(), d);
         }
-        assert!(
-            Dtype::parse("fp16")
-                .unwrap_err()
-                .message()
-                .contains("use f32 or bf16")
-        );
+        assert!(Dtype::parse("fp16").unwrap_err().message().contains("use f32 or bf16"));
         assert!(Dtype::Bf16.tolerance() > Dtype::F32.tolerance());
     }
 }

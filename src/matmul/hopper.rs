@@ -9,8 +9,8 @@ use crate::device::hopper::{TmaElement, TmaTile, address, tensor_map};
 use crate::device::{GemmArgs, Gpu, pointer};
 use crate::error::{Error, Result};
 use cust::memory::DeviceBuffer;
-use kernels_gpu::launch::{Dim3, LaunchShape};
 use kernels_gpu::hopper::{Entry, HopperKernel, tf32x3};
+use kernels_gpu::launch::{Dim3, LaunchShape};
 
 /// The 3xTF32 split of A and B: rows of `pitch` floats (K rounded up to 4).
 struct Split {
@@ -50,7 +50,13 @@ fn launch_shape(gpu: &Gpu, kernel: &HopperKernel, (m, n, _): (u32, u32, u32)) ->
 
 impl HopperGemm {
     /// A BF16 kernel over A (`m`×`k`) and B (`k`×`n`), row-major BF16 bits.
-    pub fn bf16(kernel: HopperKernel, gpu: &Gpu, size: (u32, u32, u32), a: &DeviceBuffer<u16>, b: &DeviceBuffer<u16>) -> Result<HopperGemm> {
+    pub fn bf16(
+        kernel: HopperKernel,
+        gpu: &Gpu,
+        size: (u32, u32, u32),
+        a: &DeviceBuffer<u16>,
+        b: &DeviceBuffer<u16>,
+    ) -> Result<HopperGemm> {
         if !matches!(kernel.entry, Entry::Bf16(_)) {
             return Err(Error::new(format!("{} is not a BF16 kernel", kernel.name())));
         }
@@ -71,10 +77,8 @@ impl HopperGemm {
             box_rows,
             box_cols: 64,
         };
-        let maps = [
-            tensor_map(&tile(address(pointer(a)), m, k, tiling.tile_m()))?,
-            tensor_map(&tile(address(pointer(b)), k, n, tiling.tile_k))?,
-        ];
+        let maps =
+            [tensor_map(&tile(address(pointer(a)), m, k, tiling.tile_m()))?, tensor_map(&tile(address(pointer(b)), k, n, tiling.tile_k))?];
         Ok(HopperGemm { kernel, size, maps: gpu.upload_maps(&maps)?, split: None, shape: launch_shape(gpu, &kernel, size) })
     }
 

@@ -7,9 +7,9 @@ use super::dtype::{Dtype, TF32_TOLERANCE};
 use super::hopper::HopperGemm;
 use super::rungs::Selection;
 use crate::device::{GemmArgs, Gpu, KernelResources, Timing};
-use kernels_gpu::launch::LaunchShape;
 use crate::error::{Context as _, Error, Result};
 use cust::memory::{AsyncCopyDestination, DeviceBuffer};
+use kernels_gpu::launch::LaunchShape;
 
 /// Largest matrix, in elements: kernels index with 32-bit integers.
 pub const MAX_ELEMENTS: u64 = i32::MAX as u64;
@@ -204,7 +204,14 @@ impl Row {
 
     /// A rung's row, with the resources the driver reports for its kernel
     /// at this launch shape.
-    pub fn rung(gpu: &Gpu, (id, title, kernel): (&str, &str, &str), shape: LaunchShape, verdict: Verdict, timing: Option<Timing>, flops: f64) -> Result<Row> {
+    pub fn rung(
+        gpu: &Gpu,
+        (id, title, kernel): (&str, &str, &str),
+        shape: LaunchShape,
+        verdict: Verdict,
+        timing: Option<Timing>,
+        flops: f64,
+    ) -> Result<Row> {
         let blocks = gpu.resident_blocks(kernel, shape)?;
         let warps_per_block = shape.block.volume().div_ceil(gpu.info.warp_size as u64) as f64;
         Ok(Row {
@@ -282,13 +289,7 @@ pub fn prepare(gpu: &Gpu, options: &Options, progress: &mut dyn FnMut(&str)) -> 
 }
 
 /// Runs cuBLAS (if found) and then every rung in `rungs`.
-pub fn run(
-    gpu: &Gpu,
-    rungs: &Selection,
-    options: &Options,
-    autotune_note: String,
-    progress: &mut dyn FnMut(&str),
-) -> Result<Report> {
+pub fn run(gpu: &Gpu, rungs: &Selection, options: &Options, autotune_note: String, progress: &mut dyn FnMut(&str)) -> Result<Report> {
     let (mut buffers, reference) = prepare(gpu, options, progress)?;
     let flops = buffers.flops();
 

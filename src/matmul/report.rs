@@ -112,12 +112,8 @@ pub fn table(report: &Report) -> String {
     for row in report.rows.iter().filter(|r| r.wrong()) {
         let _ = writeln!(out, "rung {} is WRONG: {}", row.id, row.verdict.describe());
     }
-    if let Some((best, percent)) = report
-        .rows
-        .iter()
-        .zip(ratios(report))
-        .filter_map(|(r, (p, _))| p.map(|p| (r, p)))
-        .max_by(|a, b| a.1.total_cmp(&b.1))
+    if let Some((best, percent)) =
+        report.rows.iter().zip(ratios(report)).filter_map(|(r, (p, _))| p.map(|p| (r, p))).max_by(|a, b| a.1.total_cmp(&b.1))
     {
         let _ = writeln!(out, "best rung: {} {} at {percent:.1}% of cuBLAS", best.id, best.title);
     }
@@ -185,8 +181,8 @@ pub fn cpu_lines(report: &Report, cpu: &super::cpu::CpuRow) -> String {
 
 impl<'a> JsonRow<'a> {
     fn new(row: &'a Row, percent: Option<f64>, speedup: Option<f64>) -> Self {
-    let t = row.timing.as_ref();
-    let r = row.resources;
+        let t = row.timing.as_ref();
+        let r = row.resources;
         JsonRow {
             id: &row.id,
             title: &row.title,
@@ -397,7 +393,10 @@ mod tests {
         r.rows.push(Row::skipped(("4", "wgmma", "bf16_wgmma"), "needs a Hopper GPU (sm_90)".into(), 5e-5));
         assert!(r.all_correct());
         let text = table(&r);
-        assert!(text.starts_with("BF16 ladder on Test \"GPU\": C = A·B, 64x16 · 16x32, bf16 inputs, fp32 accumulation and output"), "{text}");
+        assert!(
+            text.starts_with("BF16 ladder on Test \"GPU\": C = A·B, 64x16 · 16x32, bf16 inputs, fp32 accumulation and output"),
+            "{text}"
+        );
         assert!(text.contains("wgmma                      skipped: needs a Hopper GPU (sm_90)  bf16_wgmma"), "{text}");
         assert!(!text.contains("rung 8:") && !text.contains("FP32 peak"), "{text}");
         assert!(json(&r).contains("\"skipped\":\"needs a Hopper GPU (sm_90)\""));

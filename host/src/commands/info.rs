@@ -24,7 +24,12 @@ pub fn run(args: InfoArgs) -> Result<(), Failure> {
     };
     if let Some(chip) = args.arch {
         // A known GPU from the architecture tables: no GPU needed.
-        outln!("{} (from the architecture tables, compute capability {}.{}):", chip.name, chip.compute_capability.0, chip.compute_capability.1)?;
+        outln!(
+            "{} (from the architecture tables, compute capability {}.{}):",
+            chip.name,
+            chip.compute_capability.0,
+            chip.compute_capability.1
+        )?;
         out!("{}", Capacities::of_chip(chip).table())?;
         if let Some(path) = &args.svg {
             files.write(path, &picture::svg(&ChipView::of_chip(chip), measured.as_ref()))?;
@@ -47,13 +52,24 @@ pub fn run(args: InfoArgs) -> Result<(), Failure> {
         ("shared memory per SM", kb(i.shared_per_multiprocessor)),
         (
             "shared memory per block",
-            format!("{} by default, {} with opt-in ({} reserved by the system)", kb(i.shared_per_block), kb(i.shared_per_block_optin), kb(i.shared_reserved_per_block)),
+            format!(
+                "{} by default, {} with opt-in ({} reserved by the system)",
+                kb(i.shared_per_block),
+                kb(i.shared_per_block_optin),
+                kb(i.shared_reserved_per_block)
+            ),
         ),
         ("L2 cache", format!("{:.1} MB", i.l2_bytes as f64 / 1048576.0)),
         ("SM clock (max)", format!("{} MHz", i.sm_clock_khz / 1000)),
         (
             "memory",
-            format!("{:.1} GB ({:.1} GB free), {}-bit bus at {} MHz", total as f64 / 1e9, free as f64 / 1e9, i.memory_bus_bits, i.memory_clock_khz / 1000),
+            format!(
+                "{:.1} GB ({:.1} GB free), {}-bit bus at {} MHz",
+                total as f64 / 1e9,
+                free as f64 / 1e9,
+                i.memory_bus_bits,
+                i.memory_clock_khz / 1000
+            ),
         ),
         (
             "FP32 peak",
@@ -64,7 +80,10 @@ pub fn run(args: InfoArgs) -> Result<(), Failure> {
                     i.sm_clock_khz as f64 / 1e6,
                     peak / 1e12
                 ),
-                _ => format!("unknown: no FP32 lane count on record for compute capability {}.{}", i.compute_capability.0, i.compute_capability.1),
+                _ => format!(
+                    "unknown: no FP32 lane count on record for compute capability {}.{}",
+                    i.compute_capability.0, i.compute_capability.1
+                ),
             },
         ),
         (
@@ -78,7 +97,12 @@ pub fn run(args: InfoArgs) -> Result<(), Failure> {
         ),
         (
             "kernels",
-            format!("PTX for {}, compiled by the driver for sm_{}{} when loaded", ptx_ladder::PTX_ARCH, i.compute_capability.0, i.compute_capability.1),
+            format!(
+                "PTX for {}, compiled by the driver for sm_{}{} when loaded",
+                ptx_ladder::PTX_ARCH,
+                i.compute_capability.0,
+                i.compute_capability.1
+            ),
         ),
     ];
     for (name, value) in rows {

@@ -27,7 +27,11 @@ pub(super) fn check_svg(path: &Option<PathBuf>) -> Result<(), Failure> {
     path.as_deref().map_or(Ok(()), |p| check_writable("--svg", p))
 }
 
-pub(super) fn write_svg(files: &mut Files, path: &Option<PathBuf>, picture: impl FnOnce() -> Result<String, Failure>) -> Result<(), Failure> {
+pub(super) fn write_svg(
+    files: &mut Files,
+    path: &Option<PathBuf>,
+    picture: impl FnOnce() -> Result<String, Failure>,
+) -> Result<(), Failure> {
     match path {
         Some(path) => files.write(path, &picture()?),
         None => Ok(()),
@@ -70,7 +74,8 @@ pub fn coalesce_lab(gpu: Option<&Gpu>, o: &CoalesceArgs, files: &mut Files) -> R
     let mut pictures = Vec::new();
     for stride in [1, 2, 32] {
         pictures.push(
-            coalesce_model::svg(&coalesce_model::strided_addresses(stride), 4, &format!("one warp, stride {stride}")).map_err(model_error)?,
+            coalesce_model::svg(&coalesce_model::strided_addresses(stride), 4, &format!("one warp, stride {stride}"))
+                .map_err(model_error)?,
         );
     }
     let Some(gpu) = gpu else {
@@ -83,22 +88,26 @@ pub fn coalesce_lab(gpu: Option<&Gpu>, o: &CoalesceArgs, files: &mut Files) -> R
     outln!("measured on {} ({} MiB array, every thread's sum checked):", gpu.info.name, o.mib)?;
     out!("{}", coalesce::table(&rows))?;
     if let (Some(first), Some(last)) = (rows.first(), rows.last()) {
-        outln!("stride {} delivers {:.1}x less useful bandwidth than stride {}", last.stride, first.useful_gbps / last.useful_gbps, first.stride)?;
+        outln!(
+            "stride {} delivers {:.1}x less useful bandwidth than stride {}",
+            last.stride,
+            first.useful_gbps / last.useful_gbps,
+            first.stride
+        )?;
     }
 
     // The same rule in the matmul ladder: rung 1 maps lanes to rows, rung 2 to columns.
     let options = ladder::Options { size: (size, size, size), reps: Some(o.reps.reps.min(10)), warmup: 1, seed: 3 };
     let (mut buffers, reference) = tracked(|progress| ladder::prepare(gpu, &options, progress))?;
     outln!("matmul {size}^3, sectors per warp request for A and B in one inner-loop step (model) and measured speed:")?;
-    for (kernel, (a, b)) in [
-        (kernels_gpu::matmul::r01_naive::KERNEL, (naive_a, naive_b)),
-        (kernels_gpu::matmul::r02_coalesced::KERNEL, (coal_a, coal_b)),
-    ] {
+    for (kernel, (a, b)) in
+        [(kernels_gpu::matmul::r01_naive::KERNEL, (naive_a, naive_b)), (kernels_gpu::matmul::r02_coalesced::KERNEL, (coal_a, coal_b))]
+    {
         let (c, timing) = measure(gpu, &mut buffers, &kernel, &reference, options.reps, 1)?;
         let ok = verdict(&reference, &c);
         let speed = timing.map_or("-".into(), |t| format!("{:.0} GFLOP/s", t.billions_per_second(buffers.flops())));
         outln!("  {:<16} A: {a:>2} sectors, B: {b:>2} sectors   {speed:>14}   {}", kernel.name(), ok.describe())?;
-        }
+    }
     write_svg(files, &o.svg.svg, || {
         let bars: Vec<(String, f64)> = rows.iter().map(|r| (format!("stride {}", r.stride), r.useful_gbps)).collect();
         pictures.push(svg::bar_chart(&format!("Useful bandwidth by stride ({})", gpu.info.name), &bars, None, "GB/s"));
@@ -119,7 +128,8 @@ pub fn banks_lab(gpu: Option<&Gpu>, o: &BanksArgs, files: &mut Files) -> Result<
     for pattern in banks_model::Pattern::ALL {
         outln!("  {:<17} {}-way", pattern.name(), banks_model::conflict_degree(&pattern.addresses()))?;
     }
-        let mut pictures: Vec<String> = [banks_model::Pattern::Column, banks_model::Pattern::PaddedColumn, banks_model::Pattern::SwizzledColumn]
+    let mut pictures: Vec<String> =
+        [banks_model::Pattern::Column, banks_model::Pattern::PaddedColumn, banks_model::Pattern::SwizzledColumn]
             .iter()
             .map(|p| banks_model::svg(&p.addresses(), &format!("{}: {}-way", p.name(), banks_model::conflict_degree(&p.addresses()))))
             .collect();
@@ -197,7 +207,9 @@ pub fn reduce_lab(gpu: Option<&Gpu>, o: &ReduceArgs, files: &mut Files) -> Resul
         ))
     })?;
     if let Some(bad) = report.rows.iter().find(|r| !r.passed()) {
-        return Err(ptx_ladder::Error::new(format!("{} gave {} (error {:.1e} of Σ|x|): WRONG", bad.method.name(), bad.sum, bad.error)).into());
+        return Err(
+            ptx_ladder::Error::new(format!("{} gave {} (error {:.1e} of Σ|x|): WRONG", bad.method.name(), bad.sum, bad.error)).into()
+        );
     }
     Ok(())
 }
@@ -233,8 +245,14 @@ fn occupancy_picture(o: &OccupancyArgs) -> Result<String, Failure> {
 }
 
 pub fn occupancy_calculator(o: &OccupancyArgs) -> Result<(), Failure> {
-    let rows: Vec<_> = archs(o).into_iter().map(|arch| (arch.name, occupancy_model::occupancy(arch, o.threads, o.registers, o.shared))).collect();
-    outln!("calculator: {} threads per block, {} registers per thread, {} bytes of shared memory per block", o.threads, o.registers, o.shared)?;
+    let rows: Vec<_> =
+        archs(o).into_iter().map(|arch| (arch.name, occupancy_model::occupancy(arch, o.threads, o.registers, o.shared))).collect();
+    outln!(
+        "calculator: {} threads per block, {} registers per thread, {} bytes of shared memory per block",
+        o.threads,
+        o.registers,
+        o.shared
+    )?;
     out!("{}", occupancy_model::render_table(&rows))?;
     if let [(_, Ok(only))] = rows.as_slice() {
         outln!("{}", only.explain().trim_end())?;
@@ -267,9 +285,9 @@ pub fn warps_command(args: WarpsArgs) -> Result<(), Failure> {
 pub fn warps_lab(gpu: Option<&Gpu>, block: (u32, u32, u32), svg_path: Option<&Path>, files: &mut Files) -> Result<(), Failure> {
     out!("{}", warps_model::render(block).map_err(model_error)?)?;
     if let Some(gpu) = gpu {
-            let threads = warps::check(gpu, block)?;
+        let threads = warps::check(gpu, block)?;
         outln!("checked on {}: all {threads} threads ran as lane (linear rank mod 32), as the map says", gpu.info.name)?;
-        }
+    }
     write_svg(files, &svg_path.map(Path::to_path_buf), || warps_model::svg(block).map_err(model_error))
 }
 
@@ -290,7 +308,8 @@ pub fn tour_command() -> Result<(), Failure> {
         "2. The memory hierarchy",
         "A number lives in a register (one thread), shared memory (one block), the L2 (the chip) or DRAM\n(everything). Each step out holds more and answers slower; the rest of the tour is about staying close.",
     )?;
-    let memory = crate::cli::MemoryArgs { max_mib: 2048, quick: false, arch: None, json: None, reps: 3, svg: crate::cli::SvgArg { svg: None } };
+    let memory =
+        crate::cli::MemoryArgs { max_mib: 2048, quick: false, arch: None, json: None, reps: 3, svg: crate::cli::SvgArg { svg: None } };
     super::memory::memory_lab(g, &memory, &mut files)?;
     skipped(g)?;
     say(

@@ -55,11 +55,7 @@ impl HopperTiling {
     pub const fn launch(&self, m: u32, n: u32, multiprocessors: u32) -> LaunchShape {
         let tiles = m.div_ceil(self.tile_m()) * n.div_ceil(self.tile_n);
         let blocks = if self.persistent && multiprocessors < tiles { multiprocessors } else { tiles };
-        LaunchShape {
-            grid: Dim3::new(blocks, 1, 1),
-            block: Dim3::new(self.threads(), 1, 1),
-            shared_bytes: self.shared_bytes(),
-        }
+        LaunchShape { grid: Dim3::new(blocks, 1, 1), block: Dim3::new(self.threads(), 1, 1), shared_bytes: self.shared_bytes() }
     }
 
     /// One block per multiprocessor, all registers for it: setmaxnreg needs
@@ -112,12 +108,7 @@ impl HopperKernel {
 }
 
 /// Every GEMM kernel of the sm_90a module.
-pub const KERNELS: &[HopperKernel] = &[
-    wgmma_bf16::PIPELINED,
-    wgmma_bf16::SPECIALIZED,
-    wgmma_bf16::PERSISTENT,
-    tf32x3::KERNEL,
-];
+pub const KERNELS: &[HopperKernel] = &[wgmma_bf16::PIPELINED, wgmma_bf16::SPECIALIZED, wgmma_bf16::PERSISTENT, tf32x3::KERNEL];
 
 /// Launch bounds of the sm_90a module's kernels, for the builder.
 pub fn launch_bounds() -> impl Iterator<Item = LaunchBounds> {

@@ -100,7 +100,8 @@ mod device {
                 for i in 0..k_tiles {
                     unsafe {
                         let s = ring.acquire(i, STAGE_BYTES);
-                        let load = |which: u32, row: u32| tma::load_2d(tile(s, which), maps.add(which as usize), ring.full(s), i * TILE_K, row);
+                        let load =
+                            |which: u32, row: u32| tma::load_2d(tile(s, which), maps.add(which as usize), ring.full(s), i * TILE_K, row);
                         load(A_BIG, row0);
                         load(A_SMALL, row0);
                         load(B_BIG, col0);

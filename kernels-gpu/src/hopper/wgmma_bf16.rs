@@ -38,7 +38,15 @@ const STAGE_BYTES: u32 = (TILE_M + TILE_N) * TILE_K * 2;
 const STAGES: u32 = 4;
 
 const fn bf16(kernel: Kernel<Bf16Params>, specialized: bool, persistent: bool) -> HopperKernel {
-    let tiling = HopperTiling { tile_n: TILE_N, tile_k: TILE_K, stages: STAGES, consumers: CONSUMERS, specialized, persistent, stage_bytes: STAGE_BYTES };
+    let tiling = HopperTiling {
+        tile_n: TILE_N,
+        tile_k: TILE_K,
+        stages: STAGES,
+        consumers: CONSUMERS,
+        specialized,
+        persistent,
+        stage_bytes: STAGE_BYTES,
+    };
     HopperKernel { entry: Entry::Bf16(kernel), tiling }
 }
 

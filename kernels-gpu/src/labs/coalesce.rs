@@ -18,8 +18,8 @@ pub unsafe fn strided_read(input: *const f32, output: *mut f32, threads: u32, st
         let mut sum = 0.0f32;
         for j in 0..READS_PER_THREAD {
             let index = (t + j * threads) as usize * stride as usize;
-                sum += unsafe { gpu::load(input.add(index)) };
+            sum += unsafe { gpu::load(input.add(index)) };
         }
-            unsafe { gpu::store(output.add(t as usize), sum) };
+        unsafe { gpu::store(output.add(t as usize), sum) };
     }
 }

@@ -3,9 +3,8 @@
 //! keeps re-reading; one thread chasing pointers measures latency in SM
 //! cycles; a dependent FMA chain gives the register baseline.
 
-use kernels_macros::kernel;
 use crate::gpu;
-
+use kernels_macros::kernel;
 
 /// Independent 128-bit loads per thread and step of [`memory_read`]: more
 /// than one load in flight per warp, so a few warps per SM fill the pipe.

@@ -7,8 +7,8 @@
 //! Memory is read and written through [`gpu::load`] and [`gpu::store`]
 //! (plain `ld`/`st` on the GPU) so the emulator sees every access.
 
-use kernels_macros::kernel;
 use crate::gpu::{self, load, store};
+use kernels_macros::kernel;
 
 /// Threads per block of every pitfall kernel.
 pub const THREADS: u32 = 128;
@@ -29,23 +29,14 @@ pub const READ_FLAG: &str = PITFALL_READ_FLAG.name();
 #[inline(always)]
 unsafe fn element_or_zero(src: *const f32, n: u32) -> f32 {
     let i = gpu::global_x();
-    if i < n {
-        unsafe { load(src.add(i as usize)) }
-    } else {
-        0.0
-    }
+    if i < n { unsafe { load(src.add(i as usize)) } } else { 0.0 }
 }
 
 /// Each thread puts its element (0 past `n`) into the block's shared tile.
 #[inline(always)]
 unsafe fn stage(src: *const f32, n: u32) -> *mut f32 {
     let tile = gpu::dynamic_shared::<f32>();
-    unsafe {
-        store(
-            tile.add(gpu::thread_idx().x as usize),
-            element_or_zero(src, n),
-        )
-    };
+    unsafe { store(tile.add(gpu::thread_idx().x as usize), element_or_zero(src, n)) };
     tile
 }
 
@@ -54,10 +45,7 @@ unsafe fn stage(src: *const f32, n: u32) -> *mut f32 {
 unsafe fn add_upper_half(partial: *mut f32, t: u32, active: u32) {
     unsafe {
         let upper = load(partial.add((t + active) as usize));
-        store(
-            partial.add(t as usize),
-            load(partial.add(t as usize)) + upper,
-        );
+        store(partial.add(t as usize), load(partial.add(t as usize)) + upper);
     }
 }
 
@@ -130,12 +118,7 @@ pub unsafe fn pitfall_tree_sum(src: *const f32, dst: *mut f32, n: u32) {
 unsafe fn write_reversed(tile: *const f32, dst: *mut f32, n: u32) {
     let (t, i) = (gpu::thread_idx().x, gpu::global_x());
     if i < n {
-        unsafe {
-            store(
-                dst.add(i as usize),
-                load(tile.add((THREADS - 1 - t) as usize)),
-            )
-        };
+        unsafe { store(dst.add(i as usize), load(tile.add((THREADS - 1 - t) as usize))) };
     }
 }
 

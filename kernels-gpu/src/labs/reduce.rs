@@ -18,10 +18,10 @@ pub unsafe fn reduce_global_pass(src: *const f32, dst: *mut f32, count: u32) {
     let half = count.div_ceil(2);
     let i = gpu::global_x();
     if i < half {
-            let pair = if i + half < count { unsafe { gpu::load(src.add((i + half) as usize)) } } else { 0.0 };
-            let own = unsafe { gpu::load(src.add(i as usize)) };
-            let out = unsafe { dst.add(i as usize) };
-            unsafe { gpu::store(out, own + pair) };
+        let pair = if i + half < count { unsafe { gpu::load(src.add((i + half) as usize)) } } else { 0.0 };
+        let own = unsafe { gpu::load(src.add(i as usize)) };
+        let out = unsafe { dst.add(i as usize) };
+        unsafe { gpu::store(out, own + pair) };
     }
 }
 
@@ -55,24 +55,24 @@ fn thread_sum(src: *const f32, n: u32) -> f32 {
 pub unsafe fn reduce_shared_tree(src: *const f32, dst: *mut f32, n: u32) {
     let partial = gpu::dynamic_shared::<f32>();
     let t = gpu::thread_idx().x;
-        let sum = thread_sum(src, n);
-        unsafe { gpu::store(partial.add(t as usize), sum) };
+    let sum = thread_sum(src, n);
+    unsafe { gpu::store(partial.add(t as usize), sum) };
     gpu::sync_threads();
     let mut active = THREADS / 2;
     while active > 0 {
         if t < active {
-                unsafe {
-                    let upper = gpu::load(partial.add((t + active) as usize));
-                    gpu::store(partial.add(t as usize), gpu::load(partial.add(t as usize)) + upper);
-                }
+            unsafe {
+                let upper = gpu::load(partial.add((t + active) as usize));
+                gpu::store(partial.add(t as usize), gpu::load(partial.add(t as usize)) + upper);
+            }
         }
         // Outside the `if`: every thread of the block reaches it.
         gpu::sync_threads();
         active /= 2;
     }
     if t == 0 {
-            let total = unsafe { gpu::load(partial) };
-            unsafe { gpu::store(dst.add(gpu::block_idx().x as usize), total) };
+        let total = unsafe { gpu::load(partial) };
+        unsafe { gpu::store(dst.add(gpu::block_idx().x as usize), total) };
     }
 }
 
@@ -102,7 +102,7 @@ fn block_sum(value: f32) -> f32 {
 pub unsafe fn reduce_warp_shuffle(src: *const f32, dst: *mut f32, n: u32) {
     let total = block_sum(thread_sum(src, n));
     if gpu::thread_idx().x == 0 {
-            unsafe { gpu::store(dst.add(gpu::block_idx().x as usize), total) };
+        unsafe { gpu::store(dst.add(gpu::block_idx().x as usize), total) };
     }
 }
 

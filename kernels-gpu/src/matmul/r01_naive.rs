@@ -38,8 +38,8 @@ pub unsafe fn sgemm_naive(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: 
         let mut acc = 0.0f32;
         for i in 0..k as usize {
             unsafe {
-                    let a_ik = gpu::load(a.add(row as usize * k as usize + i));
-                    let b_kj = gpu::load(b.add(i * n as usize + col as usize));
+                let a_ik = gpu::load(a.add(row as usize * k as usize + i));
+                let b_kj = gpu::load(b.add(i * n as usize + col as usize));
                 acc = gpu::fma(a_ik, b_kj, acc);
             }
         }

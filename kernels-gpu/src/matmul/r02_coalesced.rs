@@ -42,7 +42,7 @@ pub unsafe fn sgemm_coalesced(m: u32, n: u32, k: u32, alpha: f32, a: *const f32,
         let mut b_col = unsafe { b.add(col as usize) };
         let mut acc = 0.0f32;
         for i in 0..k {
-                acc = gpu::fma(unsafe { gpu::load(a_row.add(i as usize)) }, unsafe { gpu::load(b_col) }, acc);
+            acc = gpu::fma(unsafe { gpu::load(a_row.add(i as usize)) }, unsafe { gpu::load(b_col) }, acc);
             b_col = gpu::advance(b_col, n);
         }
         unsafe { store_scalar(c, row as usize * n as usize + col as usize, alpha, acc, beta) };

@@ -60,10 +60,10 @@ pub unsafe fn sgemm_shared_tiling(m: u32, n: u32, k: u32, alpha: f32, a: *const 
     while k0 < k {
         unsafe {
             // Each thread brings one element of each tile (zero outside).
-                let a_value = if row < m && k0 + tx < k { gpu::load(a.add(a_at as usize)) } else { 0.0 };
-                gpu::store(a_tile.add(me), a_value);
-                let b_value = if k0 + ty < k && col < n { gpu::load(b.add(b_at as usize)) } else { 0.0 };
-                gpu::store(b_tile.add(me), b_value);
+            let a_value = if row < m && k0 + tx < k { gpu::load(a.add(a_at as usize)) } else { 0.0 };
+            gpu::store(a_tile.add(me), a_value);
+            let b_value = if k0 + ty < k && col < n { gpu::load(b.add(b_at as usize)) } else { 0.0 };
+            gpu::store(b_tile.add(me), b_value);
         }
         a_at = a_at.wrapping_add(TILE);
         b_at = b_at.wrapping_add(TILE.wrapping_mul(n));
@@ -73,7 +73,7 @@ pub unsafe fn sgemm_shared_tiling(m: u32, n: u32, k: u32, alpha: f32, a: *const 
         for i in (0..TILE as usize).step_by(4) {
             let a4 = unsafe { load_f32x4(a_row.add(i)) };
             for j in 0..4 {
-                    acc = gpu::fma(a4[j], unsafe { gpu::load(b_col.add((i + j) * TILE as usize)) }, acc);
+                acc = gpu::fma(a4[j], unsafe { gpu::load(b_col.add((i + j) * TILE as usize)) }, acc);
             }
         }
         gpu::sync_threads();

@@ -67,7 +67,7 @@ pub unsafe fn sgemm_blocktile_1d(m: u32, n: u32, k: u32, alpha: f32, a: *const f
         gpu::sync_threads();
         let mut b_column = [0.0f32; TILE_K as usize];
         for kk in 0..TILE_K as usize {
-                b_column[kk] = unsafe { gpu::load(b_tile.add(kk * TILE_N as usize + tile_col as usize)) };
+            b_column[kk] = unsafe { gpu::load(b_tile.add(kk * TILE_N as usize + tile_col as usize)) };
         }
         for r in 0..THREAD_M as usize {
             let a_row = unsafe { a_tile.add((tile_row as usize + r) * TILE_K as usize) };

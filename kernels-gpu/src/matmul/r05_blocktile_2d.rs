@@ -68,22 +68,22 @@ pub unsafe fn sgemm_blocktile_2d(m: u32, n: u32, k: u32, alpha: f32, a: *const f
         for j in 0..TILE_M * TILE_K / THREADS {
             let i = thread + j * THREADS;
             let (r, cc) = (i / TILE_K, i % TILE_K);
-                let value = unsafe { load_or_zero(a, m, k, row0 + r, k0 + cc) };
-                unsafe { gpu::store(a_tile.add(i as usize), value) };
+            let value = unsafe { load_or_zero(a, m, k, row0 + r, k0 + cc) };
+            unsafe { gpu::store(a_tile.add(i as usize), value) };
         }
         for j in 0..TILE_K * TILE_N / THREADS {
             let i = thread + j * THREADS;
             let (r, cc) = (i / TILE_N, i % TILE_N);
-                let value = unsafe { load_or_zero(b, k, n, k0 + r, col0 + cc) };
-                unsafe { gpu::store(b_tile.add(i as usize), value) };
+            let value = unsafe { load_or_zero(b, k, n, k0 + r, col0 + cc) };
+            unsafe { gpu::store(b_tile.add(i as usize), value) };
         }
         gpu::sync_threads();
         for kk in 0..TILE_K {
             for r in 0..TM {
-                    a_frag[r] = unsafe { gpu::load(a_tile.add(((tile_row + r as u32) * TILE_K + kk) as usize)) };
+                a_frag[r] = unsafe { gpu::load(a_tile.add(((tile_row + r as u32) * TILE_K + kk) as usize)) };
             }
             for j in 0..TN {
-                    b_frag[j] = unsafe { gpu::load(b_tile.add((kk * TILE_N + tile_col + j as u32) as usize)) };
+                b_frag[j] = unsafe { gpu::load(b_tile.add((kk * TILE_N + tile_col + j as u32) as usize)) };
             }
             for r in 0..TM {
                 for j in 0..TN {

@@ -32,10 +32,7 @@
 //! is the next step.
 
 use super::Bf16Kernel;
-use crate::gpu::{
-    self, WARP_SIZE, cp_async_16, cp_async_commit, cp_async_wait, ldmatrix_x4, ldmatrix_x4_trans,
-    mma_bf16,
-};
+use crate::gpu::{self, WARP_SIZE, cp_async_16, cp_async_commit, cp_async_wait, ldmatrix_x4, ldmatrix_x4_trans, mma_bf16};
 use crate::launch::{LaunchShape, tiled_launch};
 use kernels_macros::kernel;
 
@@ -70,11 +67,7 @@ const _: () = {
 pub const KERNEL: Bf16Kernel = Bf16Kernel {
     kernel: BF16_MMA_SYNC,
     launch,
-    bounds: Some(crate::LaunchBounds {
-        kernel: "bf16_mma_sync",
-        max_threads: THREADS,
-        min_blocks_per_sm: 1,
-    }),
+    bounds: Some(crate::LaunchBounds { kernel: "bf16_mma_sync", max_threads: THREADS, min_blocks_per_sm: 1 }),
     #[cfg(not(target_arch = "nvptx64"))]
     emulate: bf16_mma_sync,
 };

@@ -73,14 +73,8 @@ pub enum Pattern {
 }
 
 impl Pattern {
-    pub const ALL: [Pattern; 6] = [
-        Pattern::Row,
-        Pattern::Column,
-        Pattern::PaddedColumn,
-        Pattern::SwizzledColumn,
-        Pattern::Stride2,
-        Pattern::Broadcast,
-    ];
+    pub const ALL: [Pattern; 6] =
+        [Pattern::Row, Pattern::Column, Pattern::PaddedColumn, Pattern::SwizzledColumn, Pattern::Stride2, Pattern::Broadcast];
 
     /// The word each lane reads, with r and c both [`TILE_INDEX`]. The
     /// formulas are the GPU kernels' own (`kernels_gpu::labs::banks::word`).
@@ -115,9 +109,7 @@ impl Pattern {
     /// One sentence on why the pattern has the conflict degree it has.
     pub fn explain(self) -> &'static str {
         match self {
-            Pattern::Row => {
-                "Consecutive lanes read consecutive words, so each lands in its own bank and one pass serves the warp."
-            }
+            Pattern::Row => "Consecutive lanes read consecutive words, so each lands in its own bank and one pass serves the warp.",
             Pattern::Column => {
                 "Rows are exactly 32 words long, so every element of a column sits in the same bank and the 32 reads queue up one after another."
             }
@@ -175,17 +167,9 @@ pub fn render(addresses: &[u32; 32]) -> String {
         out += &format!("bank {bank:>2}: ");
         match load.words.len() {
             0 => out += "-",
-            1 if load.lanes.len() > 1 => {
-                out += &format!("lanes {} -> word {} (broadcast)", lane_list(&load.lanes), load.words[0])
-            }
+            1 if load.lanes.len() > 1 => out += &format!("lanes {} -> word {} (broadcast)", lane_list(&load.lanes), load.words[0]),
             1 => out += &format!("lane {} -> word {}", load.lanes[0], load.words[0]),
-            n => {
-                out += &format!(
-                    "lanes {} -> {n} words ({}): {n}-way conflict",
-                    lane_list(&load.lanes),
-                    word_list(&load.words)
-                )
-            }
+            n => out += &format!("lanes {} -> {n} words ({}): {n}-way conflict", lane_list(&load.lanes), word_list(&load.words)),
         }
         out.push('\n');
     }

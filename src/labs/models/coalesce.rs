@@ -61,8 +61,7 @@ pub fn sectors(byte_addresses: &[u64], access_bytes: u32) -> u32 {
 /// requested divided by sectors times 32. An empty request moves nothing
 /// and wastes nothing, so it counts as 1.
 pub fn efficiency_of(byte_addresses: &[u64], access_bytes: u32) -> f64 {
-    let ranges: Vec<(u128, u128)> =
-        byte_addresses.iter().map(|&a| (u128::from(a), u128::from(a) + u128::from(access_bytes))).collect();
+    let ranges: Vec<(u128, u128)> = byte_addresses.iter().map(|&a| (u128::from(a), u128::from(a) + u128::from(access_bytes))).collect();
     let useful = union_len(ranges);
     let moved = f64::from(sectors(byte_addresses, access_bytes)) * SECTOR_BYTES as f64;
     if moved == 0.0 { 1.0 } else { useful as f64 / moved }
@@ -97,12 +96,7 @@ pub enum MatmulMapping {
 /// `step` (0-based), where the warp's lane 0 computes `C[0][0]` and both
 /// matrices start at address 0. Errors on an empty matrix or a step
 /// outside `0..k`.
-pub fn matmul_step_addresses(
-    mapping: MatmulMapping,
-    k: u32,
-    n: u32,
-    step: u32,
-) -> Result<([u64; 32], [u64; 32]), String> {
+pub fn matmul_step_addresses(mapping: MatmulMapping, k: u32, n: u32, step: u32) -> Result<([u64; 32], [u64; 32]), String> {
     if k == 0 || n == 0 {
         return Err(format!("matrix sizes must be at least 1; got K = {k}, N = {n}"));
     }
@@ -383,10 +377,7 @@ mod tests {
     fn matmul_rejects_bad_sizes() {
         assert!(naive_matmul_sectors(0, 8, 0).expect_err("k").contains("at least 1"));
         assert!(coalesced_matmul_sectors(8, 0, 0).is_err());
-        assert_eq!(
-            naive_matmul_sectors(8, 8, 8).expect_err("step"),
-            "inner-loop step 8 is out of range; with K = 8 the steps are 0 to 7"
-        );
+        assert_eq!(naive_matmul_sectors(8, 8, 8).expect_err("step"), "inner-loop step 8 is out of range; with K = 8 the steps are 0 to 7");
     }
 
     #[test]

@@ -49,8 +49,7 @@ pub enum BranchPattern {
 }
 
 impl BranchPattern {
-    pub const ALL: [BranchPattern; 3] =
-        [BranchPattern::EvenOddLane, BranchPattern::AlternateWarps, BranchPattern::ByBlock];
+    pub const ALL: [BranchPattern; 3] = [BranchPattern::EvenOddLane, BranchPattern::AlternateWarps, BranchPattern::ByBlock];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -158,13 +157,7 @@ pub fn analyse(
 }
 
 /// Total warp-instructions the branch costs over the launch.
-pub fn predicted_cost(
-    pattern: BranchPattern,
-    threads_per_block: u32,
-    blocks: u32,
-    then_cost: u64,
-    else_cost: u64,
-) -> Result<u64, String> {
+pub fn predicted_cost(pattern: BranchPattern, threads_per_block: u32, blocks: u32, then_cost: u64, else_cost: u64) -> Result<u64, String> {
     analyse(pattern, threads_per_block, blocks, then_cost, else_cost).map(|r| r.cost)
 }
 
@@ -281,9 +274,8 @@ mod tests {
                     let mut brute = 0u64;
                     for b in 0..u64::from(blocks) {
                         for first in (0..u64::from(t)).step_by(32) {
-                            let lanes: Vec<bool> = (first..(first + 32).min(u64::from(t)))
-                                .map(|th| p.takes_then(b, th, u64::from(t)))
-                                .collect();
+                            let lanes: Vec<bool> =
+                                (first..(first + 32).min(u64::from(t))).map(|th| p.takes_then(b, th, u64::from(t))).collect();
                             let then_lanes = lanes.iter().filter(|&&x| x).count() as u64;
                             brute += lanes_cost(then_lanes, lanes.len() as u64 - then_lanes, 3, 5);
                         }
@@ -298,11 +290,7 @@ mod tests {
     fn huge_launches_are_cheap_and_overflow_is_reported() {
         let r = analyse(BranchPattern::EvenOddLane, 1024, MAX_BLOCKS, 1, 1).expect("valid");
         assert_eq!(r.warps, u64::from(MAX_BLOCKS) * 32);
-        assert!(
-            predicted_cost(BranchPattern::EvenOddLane, 1024, MAX_BLOCKS, u64::MAX / 2, 1)
-                .expect_err("overflow")
-                .contains("64 bits")
-        );
+        assert!(predicted_cost(BranchPattern::EvenOddLane, 1024, MAX_BLOCKS, u64::MAX / 2, 1).expect_err("overflow").contains("64 bits"));
     }
 
     #[test]

@@ -130,27 +130,15 @@ pub const CHIPS: &[Chip] = &[
 /// calculator's names, by generation ("sm_86", "hopper": the first chip of
 /// that compute capability).
 pub fn chip_by_name(name: &str) -> Result<&'static Chip, String> {
-    let key = |s: &str| -> String {
-        s.chars()
-            .filter(|c| c.is_ascii_alphanumeric())
-            .flat_map(char::to_lowercase)
-            .collect()
-    };
+    let key = |s: &str| -> String { s.chars().filter(|c| c.is_ascii_alphanumeric()).flat_map(char::to_lowercase).collect() };
     let wanted = key(name);
     let wanted = wanted.strip_prefix("nvidia").unwrap_or(&wanted);
-    if let Some(chip) = CHIPS
-        .iter()
-        .find(|c| key(c.name) == wanted || key(c.name).strip_prefix("rtx") == Some(wanted))
-    {
+    if let Some(chip) = CHIPS.iter().find(|c| key(c.name) == wanted || key(c.name).strip_prefix("rtx") == Some(wanted)) {
         return Ok(chip);
     }
     let arch = super::occupancy::arch_by_name(name)?;
-    chip_for_compute_capability(arch.compute_capability).ok_or_else(|| {
-        format!(
-            "no chip of compute capability {:?} on record",
-            arch.compute_capability
-        )
-    })
+    chip_for_compute_capability(arch.compute_capability)
+        .ok_or_else(|| format!("no chip of compute capability {:?} on record", arch.compute_capability))
 }
 
 /// The first known chip of a compute capability (for the L1 size, which the
@@ -200,27 +188,11 @@ impl Capacities {
         let mut out = format!("{:<28} {:>12} {:>14}\n", "level", "per SM", "whole chip");
         let mut row = |name: &str, per_sm: Option<u64>, total: Option<u64>| {
             let show = |b: Option<u64>| b.map_or("-".to_string(), bytes);
-            out.push_str(&format!(
-                "{name:<28} {:>12} {:>14}\n",
-                show(per_sm),
-                show(total)
-            ));
+            out.push_str(&format!("{name:<28} {:>12} {:>14}\n", show(per_sm), show(total)));
         };
-        row(
-            "registers (65536 x 4 B)",
-            Some(self.register_file_per_sm),
-            Some(self.register_file_total()),
-        );
-        row(
-            "L1 + shared memory",
-            self.l1_shared_per_sm,
-            self.l1_shared_total(),
-        );
-        row(
-            "  of which shared, at most",
-            Some(self.shared_per_sm),
-            Some(self.shared_total()),
-        );
+        row("registers (65536 x 4 B)", Some(self.register_file_per_sm), Some(self.register_file_total()));
+        row("L1 + shared memory", self.l1_shared_per_sm, self.l1_shared_total());
+        row("  of which shared, at most", Some(self.shared_per_sm), Some(self.shared_total()));
         row("L2 (one for the chip)", None, Some(self.l2));
         row("DRAM", None, Some(self.dram));
         out
@@ -258,11 +230,7 @@ pub fn bytes(b: u64) -> String {
 /// A working-set size in binary units throughout ("16 KB", "48.0 MB",
 /// "4.0 GiB"): the sweep doubles, so its sizes are powers of two.
 pub fn working_set(b: u64) -> String {
-    if b >= 1 << 30 {
-        format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64)
-    } else {
-        bytes(b)
-    }
+    if b >= 1 << 30 { format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64) } else { bytes(b) }
 }
 
 /// Shared memory's peak by the banks' arithmetic: 128 bytes per clock per
@@ -342,39 +310,18 @@ fn median(mut values: Vec<f64>) -> Option<f64> {
     }
     values.sort_by(f64::total_cmp);
     let n = values.len();
-    Some(if n % 2 == 1 {
-        values[n / 2]
-    } else {
-        (values[n / 2 - 1] + values[n / 2]) / 2.0
-    })
+    Some(if n % 2 == 1 { values[n / 2] } else { (values[n / 2 - 1] + values[n / 2]) / 2.0 })
 }
 
 /// Plateaus are medians of the points the model puts at each level.
 pub fn plateaus(points: &[BandwidthPoint], l1_per_sm: u64, l2: u64) -> Plateaus {
-    let at = |level: Level| {
-        median(
-            points
-                .iter()
-                .filter(|p| expected_level(p.bytes, l1_per_sm, l2) == level)
-                .map(|p| p.gbps)
-                .collect(),
-        )
-    };
+    let at = |level: Level| median(points.iter().filter(|p| expected_level(p.bytes, l1_per_sm, l2) == level).map(|p| p.gbps).collect());
     let (on_chip, l2_gbps, dram) = (at(Level::OnChip), at(Level::L2), at(Level::Dram));
     let cliff = l2_gbps.zip(dram).and_then(|(high, low)| {
         let threshold = (high * low).sqrt();
-        points
-            .iter()
-            .filter(|p| p.bytes > l1_per_sm)
-            .find(|p| p.gbps < threshold)
-            .map(|p| p.bytes)
+        points.iter().filter(|p| p.bytes > l1_per_sm).find(|p| p.gbps < threshold).map(|p| p.bytes)
     });
-    Plateaus {
-        on_chip_gbps: on_chip,
-        l2_gbps,
-        dram_gbps: dram,
-        l2_cliff_bytes: cliff,
-    }
+    Plateaus { on_chip_gbps: on_chip, l2_gbps, dram_gbps: dram, l2_cliff_bytes: cliff }
 }
 
 /// The slots `0..n` in a random order (`rand`'s Fisher-Yates shuffle), linked into one
@@ -458,25 +405,11 @@ mod tests {
         assert_eq!(caps.register_file_total(), 33 * MIB);
         assert_eq!(caps.l1_shared_total(), Some(33 * MIB));
         let text = caps.comparison();
-        assert!(
-            text.contains(
-                "33.0 MB = 1.00x all L1/shared memory (33.0 MB) and 0.55x the L2 (60.0 MB)"
-            ),
-            "{text}"
-        );
+        assert!(text.contains("33.0 MB = 1.00x all L1/shared memory (33.0 MB) and 0.55x the L2 (60.0 MB)"), "{text}");
         let table = caps.table();
-        assert!(
-            table.contains("registers (65536 x 4 B)")
-                && table.contains("256 KB")
-                && table.contains("141.0 GB"),
-            "{table}"
-        );
+        assert!(table.contains("registers (65536 x 4 B)") && table.contains("256 KB") && table.contains("141.0 GB"), "{table}");
         assert_eq!(
-            (
-                working_set(4 << 30),
-                working_set(48 * MIB),
-                working_set(16 * KIB)
-            ),
+            (working_set(4 << 30), working_set(48 * MIB), working_set(16 * KIB)),
             ("4.0 GiB".into(), "48.0 MB".into(), "16 KB".into())
         );
     }
@@ -525,10 +458,7 @@ mod tests {
             (256 * MIB, 3900.0),
             (1024 * MIB, 4000.0),
         ];
-        let points: Vec<BandwidthPoint> = curve
-            .iter()
-            .map(|&(bytes, gbps)| BandwidthPoint { bytes, gbps })
-            .collect();
+        let points: Vec<BandwidthPoint> = curve.iter().map(|&(bytes, gbps)| BandwidthPoint { bytes, gbps }).collect();
         let p = plateaus(&points, l1, l2);
         assert_eq!(p.on_chip_gbps, Some(20500.0));
         assert_eq!(p.l2_gbps, Some(9500.0));
@@ -552,13 +482,7 @@ mod tests {
         }
         // Not the identity walk: neighbours rarely follow each other.
         let next = random_cycle(1000, 7);
-        assert!(
-            next.iter()
-                .enumerate()
-                .filter(|&(i, &j)| j as usize == i + 1)
-                .count()
-                < 10
-        );
+        assert!(next.iter().enumerate().filter(|&(i, &j)| j as usize == i + 1).count() < 10);
     }
 
     #[test]
@@ -567,31 +491,13 @@ mod tests {
             device: "GPU \"x\"".into(),
             capacities: Capacities::of_chip(&CHIPS[0]),
             sm_clock_mhz: 1500.0,
-            bandwidth: vec![BandwidthPoint {
-                bytes: 16384,
-                gbps: 1.5,
-            }],
-            plateaus: Plateaus {
-                on_chip_gbps: Some(1.5),
-                l2_gbps: None,
-                dram_gbps: None,
-                l2_cliff_bytes: None,
-            },
+            bandwidth: vec![BandwidthPoint { bytes: 16384, gbps: 1.5 }],
+            plateaus: Plateaus { on_chip_gbps: Some(1.5), l2_gbps: None, dram_gbps: None, l2_cliff_bytes: None },
             shared_gbps: 2.0,
             shared_model_gbps: 3.0,
-            latencies: vec![Latency {
-                level: "L2".into(),
-                bytes: 1 << 20,
-                cycles: 250.0,
-                ns: 166.7,
-                texts: "~200".into(),
-            }],
+            latencies: vec![Latency { level: "L2".into(), bytes: 1 << 20, cycles: 250.0, ns: 166.7, texts: "~200".into() }],
         };
         assert_eq!(Measured::from_json(&m.to_json()).unwrap(), m);
-        assert!(
-            Measured::from_json("{")
-                .unwrap_err()
-                .contains("not a `ptx-ladder memory --json` file")
-        );
+        assert!(Measured::from_json("{").unwrap_err().contains("not a `ptx-ladder memory --json` file"));
     }
 }

@@ -268,17 +268,9 @@ impl Occupancy {
         let allowed = |b: Option<u32>| b.map_or_else(|| "no limit".to_string(), blocks);
         let mut out = format!(
             "{}: {} threads/block ({} warps), {} registers/thread, {} B shared/block\n",
-            self.arch,
-            self.threads_per_block,
-            self.warps_per_block,
-            self.registers_per_thread,
-            self.shared_bytes_per_block
+            self.arch, self.threads_per_block, self.warps_per_block, self.registers_per_thread, self.shared_bytes_per_block
         );
-        out += &format!(
-            "  registers:     {} per warp after rounding -> {}\n",
-            self.registers_per_warp,
-            allowed(self.blocks_by_registers)
-        );
+        out += &format!("  registers:     {} per warp after rounding -> {}\n", self.registers_per_warp, allowed(self.blocks_by_registers));
         out += &format!(
             "  shared memory: {} B per block after reservation and rounding -> {}\n",
             self.shared_per_block_allocated,
@@ -317,21 +309,13 @@ fn to_u32(n: u64) -> u32 {
 /// 0 leaves registers out of the calculation. `shared_bytes_per_block` is
 /// static plus dynamic shared memory. Returns an error when an input is
 /// beyond what the GPU accepts, or when not even one block fits.
-pub fn occupancy(
-    arch: &Arch,
-    threads_per_block: u32,
-    registers_per_thread: u32,
-    shared_bytes_per_block: u32,
-) -> Result<Occupancy, String> {
+pub fn occupancy(arch: &Arch, threads_per_block: u32, registers_per_thread: u32, shared_bytes_per_block: u32) -> Result<Occupancy, String> {
     let name = arch.name;
     if threads_per_block == 0 {
         return Err("block has 0 threads; a block needs at least 1 thread".to_string());
     }
     if threads_per_block > arch.max_threads_per_block {
-        return Err(format!(
-            "block has {threads_per_block} threads; the {name} allows at most {} per block",
-            arch.max_threads_per_block
-        ));
+        return Err(format!("block has {threads_per_block} threads; the {name} allows at most {} per block", arch.max_threads_per_block));
     }
     if registers_per_thread > arch.max_registers_per_thread {
         return Err(format!(
@@ -364,8 +348,7 @@ pub fn occupancy(
     // Registers: each warp receives registers_per_thread * 32, rounded up
     // to the allocation unit; the file holds a whole number of such warps,
     // and a block needs room for all of its warps.
-    let registers_per_warp =
-        round_up(u64::from(registers_per_thread) * u64::from(WARP), u64::from(arch.register_alloc_unit));
+    let registers_per_warp = round_up(u64::from(registers_per_thread) * u64::from(WARP), u64::from(arch.register_alloc_unit));
     let blocks_by_registers = match u64::from(arch.registers_per_sm).checked_div(registers_per_warp) {
         // A kernel using no registers is not limited by them.
         None => None,
@@ -387,10 +370,8 @@ pub fn occupancy(
 
     // Shared memory: the block's bytes plus the per-block reservation,
     // rounded up to the allocation unit.
-    let shared_allocated = round_up(
-        u64::from(shared_bytes_per_block) + u64::from(arch.shared_reserved_per_block),
-        u64::from(arch.shared_alloc_unit),
-    );
+    let shared_allocated =
+        round_up(u64::from(shared_bytes_per_block) + u64::from(arch.shared_reserved_per_block), u64::from(arch.shared_alloc_unit));
     let blocks_by_shared = match u64::from(arch.shared_per_sm).checked_div(shared_allocated) {
         // No shared memory at all (and nothing reserved): no limit.
         None => None,
@@ -439,11 +420,7 @@ pub fn occupancy(
 /// Occupancy for every register count from 1 to the GPU's maximum, as
 /// (registers, fraction) pairs; counts at which no block fits give 0. This
 /// is the curve that shows the cliffs.
-pub fn register_curve(
-    arch: &Arch,
-    threads_per_block: u32,
-    shared_bytes_per_block: u32,
-) -> Result<Vec<(u32, f64)>, String> {
+pub fn register_curve(arch: &Arch, threads_per_block: u32, shared_bytes_per_block: u32) -> Result<Vec<(u32, f64)>, String> {
     // With registers left out, an error can only come from the other inputs.
     occupancy(arch, threads_per_block, 0, shared_bytes_per_block)?;
     Ok((1..=arch.max_registers_per_thread)
@@ -456,19 +433,14 @@ pub fn register_curve(
 
 /// [`register_curve`] for several GPUs drawn as one line chart, occupancy in
 /// percent against registers per thread.
-pub fn register_curve_svg(
-    archs: &[&Arch],
-    threads_per_block: u32,
-    shared_bytes_per_block: u32,
-) -> Result<String, String> {
+pub fn register_curve_svg(archs: &[&Arch], threads_per_block: u32, shared_bytes_per_block: u32) -> Result<String, String> {
     let mut series = Vec::with_capacity(archs.len());
     for arch in archs {
         let curve = register_curve(arch, threads_per_block, shared_bytes_per_block)?;
         let points = curve.into_iter().map(|(r, f)| (f64::from(r), f * 100.0)).collect();
         series.push((arch.name.to_string(), points));
     }
-    let title =
-        format!("Occupancy vs registers ({threads_per_block} threads/block, {shared_bytes_per_block} B shared)");
+    let title = format!("Occupancy vs registers ({threads_per_block} threads/block, {shared_bytes_per_block} B shared)");
     Ok(svg::line_chart(&title, "registers per thread", "occupancy %", &series))
 }
 
@@ -515,9 +487,8 @@ pub fn calculator_svg(archs: &[&Arch], threads: u32, registers: u32, shared: u32
         archs.iter().map(|arch| (arch.name.to_string(), points(arch))).collect()
     };
     let kernel = format!("{threads} threads/block, {registers} registers/thread, {shared} B shared/block");
-    let by_registers = curves(&|arch| {
-        (1..=arch.max_registers_per_thread).map(|r| (f64::from(r), percent_or_zero(arch, threads, r, shared))).collect()
-    });
+    let by_registers =
+        curves(&|arch| (1..=arch.max_registers_per_thread).map(|r| (f64::from(r), percent_or_zero(arch, threads, r, shared))).collect());
     // Shared memory in steps of 512 bytes up to the largest block allowance,
     // plus this kernel's own value so the mark sits on the line.
     let kb = |bytes: u32| f64::from(bytes) / f64::from(KB);
@@ -682,10 +653,7 @@ mod tests {
     fn validation_errors_name_the_limit() {
         assert!(err("a100", 0, 32, 0).contains("at least 1 thread"));
         assert_eq!(err("a100", 2048, 32, 0), "block has 2048 threads; the A100 allows at most 1024 per block");
-        assert_eq!(
-            err("a100", 256, 256, 0),
-            "kernel uses 256 registers per thread; the A100 allows at most 255 per thread"
-        );
+        assert_eq!(err("a100", 256, 256, 0), "kernel uses 256 registers per thread; the A100 allows at most 255 per thread");
         let e = err("a100", 256, 32, 200 * 1024);
         assert!(e.contains("at most 166912 bytes (163 KB) per block"), "{e}");
         let e = err("t4", 256, 32, 65 * 1024);

@@ -392,10 +392,7 @@ mod tests {
     #[test]
     fn limits_are_enforced() {
         assert!(warps((0, 4, 1)).expect_err("zero").contains("zero dimension"));
-        assert_eq!(
-            warps((64, 32, 1)).expect_err("too many"),
-            "block has 2048 threads; the GPU allows at most 1024 per block"
-        );
+        assert_eq!(warps((64, 32, 1)).expect_err("too many"), "block has 2048 threads; the GPU allows at most 1024 per block");
         assert_eq!(warps((1, 1, 65)).expect_err("z"), "block z dimension is 65; CUDA allows at most 64 in z");
         assert!(warps((2000, 1, 1)).expect_err("x").contains("at most 1024 in x"));
         assert!(warps((u32::MAX, u32::MAX, 64)).is_err());

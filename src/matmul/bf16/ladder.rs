@@ -71,14 +71,7 @@ impl Bf16Buffers {
 
     pub fn args(&self) -> Bf16Args<'_> {
         let (m, n, k) = self.size;
-        Bf16Args {
-            m,
-            n,
-            k,
-            a: &self.a,
-            b: &self.b,
-            c: &self.c,
-        }
+        Bf16Args { m, n, k, a: &self.a, b: &self.b, c: &self.c }
     }
 }
 
@@ -101,62 +94,32 @@ pub fn measure(
         return Ok((c, None));
     }
     let args = buffers.args();
-    Ok((
-        c,
-        Some(time(gpu, reps, warmup, &mut || gemm.run(gpu, &args))?),
-    ))
+    Ok((c, Some(time(gpu, reps, warmup, &mut || gemm.run(gpu, &args))?)))
 }
 
 /// Uploads random bf16 inputs and computes the reference for `options.size`.
-pub fn prepare(
-    gpu: &Gpu,
-    options: &Options,
-    progress: &mut dyn FnMut(&str),
-) -> Result<(Bf16Buffers, Reference)> {
+pub fn prepare(gpu: &Gpu, options: &Options, progress: &mut dyn FnMut(&str)) -> Result<(Bf16Buffers, Reference)> {
     validate_size(options.size)?;
     let (m, n, k) = options.size;
-    progress(&format!(
-        "generating random bf16 {m}x{k} and {k}x{n} inputs"
-    ));
+    progress(&format!("generating random bf16 {m}x{k} and {k}x{n} inputs"));
     let problem = Bf16Problem::random(options.size, options.seed);
     let buffers = Bf16Buffers::upload(gpu, &problem)?;
     let rows = reference_rows(m, n, k, options.seed ^ 0x7e57);
-    progress(&format!(
-        "computing the f64 reference for {} of {m} rows on the CPU",
-        rows.len()
-    ));
+    progress(&format!("computing the f64 reference for {} of {m} rows on the CPU", rows.len()));
     Ok((buffers, reference(&problem, rows)))
 }
 
 /// Runs cuBLAS's BF16 GEMM (if found) and then every rung in `rungs`; rungs
 /// this GPU or shape cannot run are listed as skipped.
-pub fn run(
-    gpu: &Gpu,
-    rungs: &[Bf16Rung],
-    options: &Options,
-    progress: &mut dyn FnMut(&str),
-) -> Result<Report> {
+pub fn run(gpu: &Gpu, rungs: &[Bf16Rung], options: &Options, progress: &mut dyn FnMut(&str)) -> Result<Report> {
     let (mut buffers, reference) = prepare(gpu, options, progress)?;
     let flops = buffers.flops();
     progress("cuBLAS BF16 GEMM (baseline)");
     let cublas = match Cublas::load(gpu) {
         Ok(cublas) => {
-            let (c, timing) = measure(
-                gpu,
-                &mut buffers,
-                &cublas,
-                &reference,
-                options.reps,
-                options.warmup,
-            )?;
+            let (c, timing) = measure(gpu, &mut buffers, &cublas, &reference, options.reps, options.warmup)?;
             let title = format!("{} BF16", cublas.version_string());
-            Ok(Row::library(
-                title,
-                "cublasGemmEx bf16 -> f32",
-                verdict(&reference, &c),
-                timing,
-                flops,
-            ))
+            Ok(Row::library(title, "cublasGemmEx bf16 -> f32", verdict(&reference, &c), timing, flops))
         }
         Err(e) => Err(e.to_string()),
     };
@@ -165,41 +128,14 @@ pub fn run(
     for (i, rung) in rungs.iter().enumerate() {
         let names = (rung.id, rung.title, rung.kernel);
         if let Some(why) = rung.skip_reason(gpu.info.compute_capability, options.size) {
-            progress(&format!(
-                "[{}/{}] rung {} {}: skipped, {why}",
-                i + 1,
-                rungs.len(),
-                rung.id,
-                rung.title
-            ));
+            progress(&format!("[{}/{}] rung {} {}: skipped, {why}", i + 1, rungs.len(), rung.id, rung.title));
             rows.push(Row::skipped(names, why, reference.tolerance));
             continue;
         }
-        progress(&format!(
-            "[{}/{}] rung {} {} ({})",
-            i + 1,
-            rungs.len(),
-            rung.id,
-            rung.title,
-            rung.kernel
-        ));
+        progress(&format!("[{}/{}] rung {} {} ({})", i + 1, rungs.len(), rung.id, rung.title, rung.kernel));
         let gemm = rung.launcher(gpu, &buffers)?;
-        let (c, timing) = measure(
-            gpu,
-            &mut buffers,
-            gemm.as_ref(),
-            &reference,
-            options.reps,
-            options.warmup,
-        )?;
-        rows.push(Row::rung(
-            gpu,
-            names,
-            (rung.shape)(m, n),
-            verdict(&reference, &c),
-            timing,
-            flops,
-        )?);
+        let (c, timing) = measure(gpu, &mut buffers, gemm.as_ref(), &reference, options.reps, options.warmup)?;
+        rows.push(Row::rung(gpu, names, (rung.shape)(m, n), verdict(&reference, &c), timing, flops)?);
     }
     Ok(Report {
         dtype: Dtype::Bf16,

@@ -22,37 +22,19 @@ impl Bf16Problem {
     /// Random A (M×K) and B (K×N), rounded to bf16 (nearest, ties to even).
     pub fn random(size: (u32, u32, u32), seed: u64) -> Bf16Problem {
         let p = Problem::random(size, 1.0, 0.0, seed);
-        Bf16Problem {
-            m: p.m,
-            n: p.n,
-            k: p.k,
-            a: to_bf16(&p.a),
-            b: to_bf16(&p.b),
-        }
+        Bf16Problem { m: p.m, n: p.n, k: p.k, a: to_bf16(&p.a), b: to_bf16(&p.b) }
     }
 
     /// The same product over f32 copies of the bf16 values (exact: every
     /// bf16 number is an f32 number).
     pub fn widened(&self) -> Problem {
-        Problem {
-            m: self.m,
-            n: self.n,
-            k: self.k,
-            alpha: 1.0,
-            beta: 0.0,
-            a: widen(&self.a),
-            b: widen(&self.b),
-            c: Vec::new(),
-        }
+        Problem { m: self.m, n: self.n, k: self.k, alpha: 1.0, beta: 0.0, a: widen(&self.a), b: widen(&self.b), c: Vec::new() }
     }
 }
 
 /// `values` rounded to bf16, as bit patterns.
 pub fn to_bf16(values: &[f32]) -> Vec<u16> {
-    values
-        .iter()
-        .map(|&x| bf16::from_f32(x).to_bits())
-        .collect()
+    values.iter().map(|&x| bf16::from_f32(x).to_bits()).collect()
 }
 
 /// bf16 bit patterns as f32 values.
@@ -62,10 +44,7 @@ pub fn widen(bits: &[u16]) -> Vec<f32> {
 
 /// The f64 reference for `rows` of C, with the BF16 ladder's error bound.
 pub fn reference(problem: &Bf16Problem, rows: Vec<u32>) -> Reference {
-    Reference {
-        tolerance: BF16_TOLERANCE,
-        ..check::reference(&problem.widened(), rows)
-    }
+    Reference { tolerance: BF16_TOLERANCE, ..check::reference(&problem.widened(), rows) }
 }
 
 #[cfg(test)]
@@ -76,14 +55,7 @@ mod tests {
     #[test]
     fn rounding_to_bf16_is_to_nearest_even() {
         let eps = 2f32.powi(-7); // bf16's spacing just above 1
-        let bits = to_bf16(&[
-            1.0,
-            1.0 + eps / 2.0,
-            1.0 + 1.5 * eps,
-            1.0 + 0.6 * eps,
-            -2.5,
-            0.1,
-        ]);
+        let bits = to_bf16(&[1.0, 1.0 + eps / 2.0, 1.0 + 1.5 * eps, 1.0 + 0.6 * eps, -2.5, 0.1]);
         let back = widen(&bits);
         assert_eq!(&back[..5], &[1.0, 1.0, 1.0 + 2.0 * eps, 1.0 + eps, -2.5]);
         assert!((back[5] - 0.1).abs() <= 0.1 * 2f32.powi(-9), "{}", back[5]);
@@ -97,13 +69,7 @@ mod tests {
         let widened = p.widened();
         // Widening then rounding again gives the same bits back.
         assert_eq!(to_bf16(&widened.a), p.a);
-        assert!(
-            widened
-                .a
-                .iter()
-                .chain(&widened.b)
-                .all(|x| (-1.0..=1.0).contains(x))
-        );
+        assert!(widened.a.iter().chain(&widened.b).all(|x| (-1.0..=1.0).contains(x)));
         assert_eq!(Bf16Problem::random((5, 7, 3), 4).b, p.b);
         assert_ne!(Bf16Problem::random((5, 7, 3), 5).b, p.b);
     }

@@ -11,10 +11,10 @@
 use super::ladder::{Bf16Buffers, Bf16Gemm};
 use crate::device::Gpu;
 use crate::error::Result;
-use crate::matmul::rungs::matching;
-use kernels_gpu::launch::LaunchShape;
 use crate::matmul::hopper::{HopperGemm, bf16_shape_problem};
+use crate::matmul::rungs::matching;
 use kernels_gpu::hopper::{HopperKernel, wgmma_bf16};
+use kernels_gpu::launch::LaunchShape;
 use kernels_gpu::matmul_bf16::{self as k, Bf16Kernel};
 
 /// The PTX module a rung's kernel lives in.
@@ -106,11 +106,7 @@ impl Bf16Rung {
     }
 
     /// Why this rung does not run on a GPU of `capability` at `size`.
-    pub fn skip_reason(
-        &self,
-        capability: (u32, u32),
-        (m, n, k): (u32, u32, u32),
-    ) -> Option<String> {
+    pub fn skip_reason(&self, capability: (u32, u32), (m, n, k): (u32, u32, u32)) -> Option<String> {
         if !self.arch.runs_on(capability) {
             return Some(self.arch.requirement().into());
         }
@@ -130,9 +126,13 @@ impl Bf16Rung {
 pub fn ladder() -> Vec<Bf16Rung> {
     vec![
         Bf16Rung::portable("1", "mma.sync + ldmatrix", k::r01_mma_sync::KERNEL),
-        Bf16Rung::hopper("2", "wgmma, TMA, mbarrier ring", wgmma_bf16::PIPELINED, |m, n| wgmma_bf16::PIPELINED.launch(m, n, u32::MAX), |gpu, buffers| {
-            prepare_hopper(wgmma_bf16::PIPELINED, gpu, buffers)
-        }),
+        Bf16Rung::hopper(
+            "2",
+            "wgmma, TMA, mbarrier ring",
+            wgmma_bf16::PIPELINED,
+            |m, n| wgmma_bf16::PIPELINED.launch(m, n, u32::MAX),
+            |gpu, buffers| prepare_hopper(wgmma_bf16::PIPELINED, gpu, buffers),
+        ),
         Bf16Rung::hopper(
             "3",
             "warp specialization",
@@ -176,11 +176,7 @@ pub fn select(all: &[Bf16Rung], list: &str) -> Result<Vec<Bf16Rung>> {
             chosen[i] = true;
         }
     }
-    Ok(all
-        .iter()
-        .zip(chosen)
-        .filter_map(|(r, c)| c.then_some(*r))
-        .collect())
+    Ok(all.iter().zip(chosen).filter_map(|(r, c)| c.then_some(*r)).collect())
 }
 
 #[cfg(test)]
@@ -197,9 +193,7 @@ mod tests {
             title: "wgmma + TMA",
             kernel: "bf16_test_tma",
             arch: Arch::Hopper,
-            shape_limit: |_, n, k| {
-                (k % 8 != 0 || n % 8 != 0).then_some("needs K % 8 == 0 and N % 8 == 0")
-            },
+            shape_limit: |_, n, k| (k % 8 != 0 || n % 8 != 0).then_some("needs K % 8 == 0 and N % 8 == 0"),
             ..ladder()[0]
         }
     }
@@ -209,25 +203,13 @@ mod tests {
         let rung1 = ladder()[0];
         assert_eq!(rung1.skip_reason(H200, (17, 33, 9)), None);
         assert_eq!(rung1.skip_reason(A100, (1, 1, 1)), None);
-        assert_eq!(
-            rung1.skip_reason((7, 5), (1, 1, 1)).as_deref(),
-            Some("needs an Ampere or newer GPU (sm_80)")
-        );
+        assert_eq!(rung1.skip_reason((7, 5), (1, 1, 1)).as_deref(), Some("needs an Ampere or newer GPU (sm_80)"));
         let tma = hopper_rung();
         assert_eq!(tma.skip_reason(H200, (4096, 4096, 4096)), None);
-        assert_eq!(
-            tma.skip_reason(A100, (4096, 4096, 4096)).as_deref(),
-            Some("needs a Hopper GPU (sm_90)")
-        );
+        assert_eq!(tma.skip_reason(A100, (4096, 4096, 4096)).as_deref(), Some("needs a Hopper GPU (sm_90)"));
         // sm_90a code does not run on later architectures either.
-        assert_eq!(
-            tma.skip_reason((10, 0), (4096, 4096, 4096)).as_deref(),
-            Some("needs a Hopper GPU (sm_90)")
-        );
-        assert_eq!(
-            tma.skip_reason(H200, (4097, 1024, 513)).as_deref(),
-            Some("needs K % 8 == 0 and N % 8 == 0")
-        );
+        assert_eq!(tma.skip_reason((10, 0), (4096, 4096, 4096)).as_deref(), Some("needs a Hopper GPU (sm_90)"));
+        assert_eq!(tma.skip_reason(H200, (4097, 1024, 513)).as_deref(), Some("needs K % 8 == 0 and N % 8 == 0"));
     }
 
     #[test]
@@ -237,24 +219,14 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), all.len());
         for kernel in k::KERNELS {
-            assert!(
-                names.contains(&kernel.name()),
-                "{} is not on the ladder",
-                kernel.name()
-            );
+            assert!(names.contains(&kernel.name()), "{} is not on the ladder", kernel.name());
         }
     }
 
     #[test]
     fn selections_by_id_range_and_name() {
         let all = ladder();
-        let ids = |list: &str| {
-            select(&all, list)
-                .unwrap()
-                .iter()
-                .map(|r| r.id)
-                .collect::<Vec<_>>()
-        };
+        let ids = |list: &str| select(&all, list).unwrap().iter().map(|r| r.id).collect::<Vec<_>>();
         assert_eq!(ids("1"), ["1"]);
         assert_eq!(ids("3,1"), ["1", "3"]);
         assert_eq!(ids("1-3"), ["1", "2", "3"]);

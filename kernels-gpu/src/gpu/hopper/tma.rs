@@ -38,4 +38,3 @@ pub unsafe fn load_2d(dst: u32, map: *const TensorMap, bar: u32, x: u32, y: u32)
 pub fn fence_barrier_init() {
     unsafe { core::arch::asm!("fence.mbarrier_init.release.cluster;") }
 }
-

@@ -47,7 +47,6 @@ pub fn fence_operands<const N: usize>(d: &mut [f32; N]) {
     }
 }
 
-
 /// `wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16`: a 64×256×16
 /// step, A K-major, B MN-major (K×N row-major, the transpose flag set).
 ///
