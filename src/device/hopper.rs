@@ -95,7 +95,7 @@ fn cuda12() -> Result<&'static Cuda12> {
 /// read as zero.
 pub fn tensor_map(tile: &TmaTile) -> Result<TensorMap> {
     let bytes = tile.element.bytes();
-    if tile.address % 16 != 0 || (tile.pitch * bytes) % 16 != 0 {
+    if !tile.address.is_multiple_of(16) || !(tile.pitch * bytes).is_multiple_of(16) {
         return Err(Error::new(format!(
             "TMA needs 16-byte aligned rows: a row pitch of {} elements of {bytes} bytes is not a multiple of 16 bytes",
             tile.pitch
