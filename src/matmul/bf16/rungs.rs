@@ -122,31 +122,21 @@ impl Bf16Rung {
     }
 }
 
+/// A rung of the sm_90a module for `$kernel`, a `HopperKernel` constant
+/// (function pointers cannot capture it, so each rung gets its own).
+macro_rules! hopper_rung {
+    ($id:expr, $title:expr, $kernel:path) => {
+        Bf16Rung::hopper($id, $title, $kernel, |m, n| $kernel.launch(m, n, u32::MAX), |gpu, buffers| prepare_hopper($kernel, gpu, buffers))
+    };
+}
+
 /// Every rung, bottom to top.
 pub fn ladder() -> Vec<Bf16Rung> {
     vec![
         Bf16Rung::portable("1", "mma.sync + ldmatrix", k::r01_mma_sync::KERNEL),
-        Bf16Rung::hopper(
-            "2",
-            "wgmma, TMA, mbarrier ring",
-            wgmma_bf16::PIPELINED,
-            |m, n| wgmma_bf16::PIPELINED.launch(m, n, u32::MAX),
-            |gpu, buffers| prepare_hopper(wgmma_bf16::PIPELINED, gpu, buffers),
-        ),
-        Bf16Rung::hopper(
-            "3",
-            "warp specialization",
-            wgmma_bf16::SPECIALIZED,
-            |m, n| wgmma_bf16::SPECIALIZED.launch(m, n, u32::MAX),
-            |gpu, buffers| prepare_hopper(wgmma_bf16::SPECIALIZED, gpu, buffers),
-        ),
-        Bf16Rung::hopper(
-            "4",
-            "persistent, grouped tiles",
-            wgmma_bf16::PERSISTENT,
-            |m, n| wgmma_bf16::PERSISTENT.launch(m, n, u32::MAX),
-            |gpu, buffers| prepare_hopper(wgmma_bf16::PERSISTENT, gpu, buffers),
-        ),
+        hopper_rung!("2", "wgmma, TMA, mbarrier ring", wgmma_bf16::PIPELINED),
+        hopper_rung!("3", "warp specialization", wgmma_bf16::SPECIALIZED),
+        hopper_rung!("4", "persistent, grouped tiles", wgmma_bf16::PERSISTENT),
     ]
 }
 
