@@ -77,8 +77,10 @@ impl HopperGemm {
             box_rows,
             box_cols: 64,
         };
-        let maps =
-            [tensor_map(&tile(address(pointer(a)), m, k, tiling.tile_m()))?, tensor_map(&tile(address(pointer(b)), k, n, tiling.tile_k))?];
+        let maps = [
+            tensor_map(&tile(address(pointer(a)), m, k, tiling.tile_m()))?,
+            tensor_map(&tile(address(pointer(b)), k, n, tiling.tiling.tile_k))?,
+        ];
         Ok(HopperGemm { kernel, size, maps: gpu.upload_maps(&maps)?, split: None, shape: launch_shape(gpu, &kernel, size) })
     }
 

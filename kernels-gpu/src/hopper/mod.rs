@@ -15,17 +15,18 @@ pub mod wgmma_bf16;
 
 use crate::LaunchBounds;
 use crate::launch::{Dim3, Kernel, LaunchShape};
+use crate::matmul::tiling::Tiling;
 
-/// The shape of one Hopper GEMM kernel: a `tile_m`×`tile_n` block tile of C,
-/// `tile_k`-deep stages, `stages` of them in flight, `consumers`
-/// warpgroups each computing 64 rows, and one producer warpgroup when the
-/// kernel is warp-specialized.
+/// The shape of one Hopper GEMM kernel: the ladder's [`Tiling`] (block
+/// tile `tile_m`×`tile_n`, `tile_k`-deep stages, `stages` of them in
+/// flight; each warp's 16 rows of its warpgroup's 64 as the warp tile, and
+/// the wgmma accumulator layout's 2 rows × `tile_n / 4` columns per thread
+/// as the thread tile), plus what is Hopper's own: whether a producer
+/// warpgroup is added, whether the grid is persistent, and the bytes one
+/// stage takes in shared memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HopperTiling {
-    pub tile_n: u32,
-    pub tile_k: u32,
-    pub stages: u32,
-    pub consumers: u32,
+    pub tiling: Tiling,
     pub specialized: bool,
     /// One block per multiprocessor, each walking many tiles, instead of
     /// one block per tile.
@@ -34,26 +35,40 @@ pub struct HopperTiling {
     pub stage_bytes: u32,
 }
 
+/// The [`Tiling`] of a wgmma kernel whose `consumers` warpgroups each
+/// compute 64 rows × `tile_n` (wgmma's M is 64; each warp holds 16 rows).
+pub const fn wgmma_tiling(consumers: u32, tile_n: u32, tile_k: u32, stages: u32) -> Tiling {
+    let tiling = Tiling::block(64 * consumers, tile_n, tile_k, 2, tile_n / 4).with_warp_tile(16, tile_n).with_stages(stages);
+    tiling.check();
+    tiling
+}
+
 impl HopperTiling {
     /// Rows of C per block: 64 per consumer warpgroup (wgmma's M).
     pub const fn tile_m(&self) -> u32 {
-        64 * self.consumers
+        self.tiling.tile_m
     }
 
+    /// Consumer warpgroups: the ones that run wgmma.
+    pub const fn consumers(&self) -> u32 {
+        self.tiling.threads() / crate::gpu::hopper::WARPGROUP_THREADS
+    }
+
+    /// The consumers' threads, and a producer warpgroup's when specialized.
     pub const fn threads(&self) -> u32 {
-        crate::gpu::hopper::WARPGROUP_THREADS * (self.consumers + self.specialized as u32)
+        crate::gpu::hopper::WARPGROUP_THREADS * (self.consumers() + self.specialized as u32)
     }
 
     /// Stages, their mbarriers (full and empty per stage), and 1024 bytes of
     /// slack to align the first tile for the 128-byte swizzle.
     pub const fn shared_bytes(&self) -> u32 {
-        self.stages * self.stage_bytes + 2 * 8 * self.stages + crate::gpu::hopper::descriptor::ATOM_BYTES
+        self.tiling.stages * (self.stage_bytes + 2 * 8) + crate::gpu::hopper::descriptor::ATOM_BYTES
     }
 
     /// A 1D grid: one block per `tile_m`×`tile_n` tile of C, or, when
     /// persistent, one per multiprocessor (fewer if there are fewer tiles).
     pub const fn launch(&self, m: u32, n: u32, multiprocessors: u32) -> LaunchShape {
-        let tiles = m.div_ceil(self.tile_m()) * n.div_ceil(self.tile_n);
+        let tiles = m.div_ceil(self.tile_m()) * n.div_ceil(self.tiling.tile_n);
         let blocks = if self.persistent && multiprocessors < tiles { multiprocessors } else { tiles };
         LaunchShape { grid: Dim3::new(blocks, 1, 1), block: Dim3::new(self.threads(), 1, 1), shared_bytes: self.shared_bytes() }
     }

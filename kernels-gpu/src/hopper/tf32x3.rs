@@ -24,30 +24,22 @@
 //! the tensor cores and added to the running fp32 sum with an ordinary add,
 //! which keeps the error at rung 11's level.
 
-use super::{Entry, HopperKernel, HopperTiling};
+use super::{Entry, HopperKernel, HopperTiling, wgmma_tiling};
+use crate::matmul::tiling::Tiling;
 use kernels_macros::kernel;
 
-/// 32 floats: one 128-byte swizzle row along K per stage.
-pub const TILE_K: u32 = 32;
-pub const TILE_N: u32 = 128;
-const CONSUMERS: u32 = 2;
+/// Two consumer warpgroups of 64×128; 32 floats (one 128-byte swizzle row)
+/// along K per stage; 3 stages.
+pub const TILING: Tiling = wgmma_tiling(2, 128, 32, 3);
+pub const TILE_K: u32 = TILING.tile_k;
 /// One tile of 128 rows × 128 bytes; a stage holds A big, A small, Bᵀ big
 /// and Bᵀ small.
 const TILE_BYTES: u32 = 128 * TILE_K * 4;
 const STAGE_BYTES: u32 = 4 * TILE_BYTES;
-const STAGES: u32 = 3;
 
 pub const KERNEL: HopperKernel = HopperKernel {
     entry: Entry::Tf32x3(TF32X3_WGMMA),
-    tiling: HopperTiling {
-        tile_n: TILE_N,
-        tile_k: TILE_K,
-        stages: STAGES,
-        consumers: CONSUMERS,
-        specialized: true,
-        persistent: false,
-        stage_bytes: STAGE_BYTES,
-    },
+    tiling: HopperTiling { tiling: TILING, specialized: true, persistent: false, stage_bytes: STAGE_BYTES },
 };
 
 pub const SPLIT_THREADS: u32 = 256;
@@ -70,7 +62,10 @@ mod device {
     use crate::hopper::Scale;
     use crate::hopper::pipeline::Ring;
 
-    const TILE_M: u32 = 64 * CONSUMERS;
+    const TILE_M: u32 = TILING.tile_m;
+    const TILE_N: u32 = TILING.tile_n;
+    const STAGES: u32 = TILING.stages;
+    const CONSUMERS: u32 = TILE_M / 64;
 
     /// Order of the four tiles in a stage, and of the four tensor maps.
     const A_BIG: u32 = 0;

@@ -24,29 +24,22 @@
 //!   warpgroups take them (`setmaxnreg.inc` to 232) and never wait on
 //!   copies they issue themselves.
 
-use super::{Bf16Params, Entry, HopperKernel, HopperTiling};
+use super::{Bf16Params, Entry, HopperKernel, HopperTiling, wgmma_tiling};
 use crate::launch::Kernel;
+use crate::matmul::tiling::Tiling;
 use kernels_macros::kernel;
 
-/// 64 BF16 values: one 128-byte swizzle row along K per stage.
-pub const TILE_K: u32 = 64;
-pub const TILE_N: u32 = 256;
-const CONSUMERS: u32 = 2;
-const TILE_M: u32 = 64 * CONSUMERS;
+/// Two consumer warpgroups of 64×256; 64 BF16 values (one 128-byte
+/// swizzle row) along K per stage; 4 stages.
+pub const TILING: Tiling = wgmma_tiling(2, 256, 64, 4);
+const TILE_M: u32 = TILING.tile_m;
+const TILE_N: u32 = TILING.tile_n;
+const TILE_K: u32 = TILING.tile_k;
 /// A's tile (TILE_M rows × 128 bytes) then B's (TILE_K rows × TILE_N × 2 bytes).
 const STAGE_BYTES: u32 = (TILE_M + TILE_N) * TILE_K * 2;
-const STAGES: u32 = 4;
 
 const fn bf16(kernel: Kernel<Bf16Params>, specialized: bool, persistent: bool) -> HopperKernel {
-    let tiling = HopperTiling {
-        tile_n: TILE_N,
-        tile_k: TILE_K,
-        stages: STAGES,
-        consumers: CONSUMERS,
-        specialized,
-        persistent,
-        stage_bytes: STAGE_BYTES,
-    };
+    let tiling = HopperTiling { tiling: TILING, specialized, persistent, stage_bytes: STAGE_BYTES };
     HopperKernel { entry: Entry::Bf16(kernel), tiling }
 }
 
@@ -62,6 +55,9 @@ mod device {
     use crate::gpu::hopper::{WARPGROUP_THREADS, set_max_registers_decrease, set_max_registers_increase, shared_address, wgmma};
     use crate::gpu::{self, sync_threads};
     use crate::hopper::Scale;
+
+    const STAGES: u32 = TILING.stages;
+    const CONSUMERS: u32 = TILE_M / 64;
     use crate::hopper::pipeline::Ring;
 
     /// B's tile is copied as boxes 64 columns wide (the most one 128-byte
