@@ -20,31 +20,32 @@
 //! (K or N not a multiple of 8, so rows are not 16-byte aligned) load
 //! element by element. Any M, N, K works.
 //!
-//! On the H200 (fp32 output): 247 TFLOP/s at 4096³ and 268 at 8192³, 34%
-//! and 37% of cuBLAS's BF16 GEMM (720-730 TFLOP/s), relative error 4.0e-6
-//! and 8.6e-6, the same as cuBLAS's (both accumulate on the tensor core).
-//! Measured first with 128×128 tiles, 4 stages and 64×32 warp tiles: 205
-//! and 220 TFLOP/s (166 registers, 8 warps per SM). Two blocks per SM
-//! (128 registers) gave 249 and 247; the 64×64 warp tiles here do twice
-//! the `mma` work per `ldmatrix` and per barrier. With 242 registers only
-//! 8 warps fit on an SM, and `mma.sync` has each warp wait on its own
-//! results: Hopper's `wgmma`, asynchronous and fed from shared memory,
-//! is the next step.
+//! The 64×64 warp tiles do twice the `mma` work per `ldmatrix` and per
+//! barrier of 64×32 ones. With 242 registers only 8 warps fit on an SM,
+//! and `mma.sync` has each warp wait on its own results: Hopper's `wgmma`,
+//! asynchronous and fed from shared memory, is the next step. Measured
+//! numbers, and the shapes tried, are in `docs/measurements.md`.
 
 use super::Bf16Kernel;
 use crate::gpu::{self, WARP_SIZE, cp_async_16, cp_async_commit, cp_async_wait, ldmatrix_x4, ldmatrix_x4_trans, mma_bf16};
 use crate::launch::{LaunchShape, tiled_launch};
+use crate::matmul::tiling::Tiling;
 use kernels_macros::kernel;
 
-const TILE_M: u32 = 128;
-const TILE_N: u32 = 256;
-const TILE_K: u32 = 32;
-const WARPS_M: u32 = 2;
-const WARPS_N: u32 = 4;
-const STAGES: u32 = 3;
+/// Block tile 128×256×32 in 3 stages; warp tile 64×64; each lane holds 128
+/// accumulators (the `mma` fragment layout: 2 rows × 2 columns of each of
+/// its 4×8 16×8 tiles, counted as an 8×16 thread tile).
+pub const TILING: Tiling = Tiling::block(128, 256, 32, 8, 16).with_warp_tile(64, 64).with_stages(3);
+const _: () = TILING.check();
+const TILE_M: u32 = TILING.tile_m;
+const TILE_N: u32 = TILING.tile_n;
+const TILE_K: u32 = TILING.tile_k;
+const WARPS_M: u32 = TILE_M / TILING.warp_m;
+const WARPS_N: u32 = TILING.warps_n();
+const STAGES: u32 = TILING.stages;
 /// `mma` tiles per warp: MT × 16 rows, NT × 8 columns.
-const MT: usize = 4;
-const NT: usize = 8;
+const MT: usize = (TILING.warp_m / 16) as usize;
+const NT: usize = (TILING.warp_n / 8) as usize;
 /// 16 bytes of padding per shared-memory row (see the header).
 const PAD: u32 = 8;
 const A_STRIDE: u32 = TILE_K + PAD;
@@ -53,8 +54,9 @@ const A_ELEMENTS: u32 = TILE_M * A_STRIDE;
 const STAGE_ELEMENTS: u32 = A_ELEMENTS + TILE_K * B_STRIDE;
 /// bf16 values per 16-byte copy.
 const CHUNK: u32 = 8;
-pub const THREADS: u32 = WARPS_M * WARPS_N * WARP_SIZE;
-const SHARED_BYTES: u32 = STAGES * STAGE_ELEMENTS * 2;
+pub const THREADS: u32 = TILING.threads();
+/// Dynamic shared memory of one block: the stages of both tiles.
+pub const SHARED_BYTES: u32 = STAGES * STAGE_ELEMENTS * 2;
 
 const _: () = {
     assert!(TILE_M == WARPS_M * MT as u32 * 16 && TILE_N == WARPS_N * NT as u32 * 8);
@@ -110,6 +112,13 @@ unsafe fn copy_tile(
     }
 }
 
+/// `C = A·B` with A `m`×`k` and B `k`×`n` row-major bf16 (as u16 bits) and C
+/// `m`×`n` row-major fp32, only written; any shape. Launch: one block of 256
+/// threads per 128×256 tile of C (x over column tiles), [`SHARED_BYTES`]
+/// of dynamic shared memory. Warp `w` owns the 64×64 tile at rows
+/// `64·(w / 4)`, columns `64·(w % 4)` of the block tile; lane `l` holds, in
+/// each of its 4×8 `mma` tiles, rows `l / 4` and `l / 4 + 8` and columns
+/// `2·(l % 4)` and `2·(l % 4) + 1`.
 #[kernel]
 pub unsafe fn bf16_mma_sync(m: u32, n: u32, k: u32, a: *const u16, b: *const u16, c: *mut f32) {
     let shared = gpu::dynamic_shared::<u16>();
