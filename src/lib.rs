@@ -4,7 +4,7 @@
 //! - [`device`]: the open GPU, typed launches, event timing;
 //! - [`emulator`]: runs the same kernels on the CPU, for tests without a GPU;
 //! - [`launch_math`]: grid sizes and their limits;
-//! - [`vecadd`], [`matmul`]: the jobs behind `host vecadd` and `host matmul`.
+//! - [`vecadd`], [`matmul`]: the jobs behind `ptx-ladder vecadd` and `ptx-ladder matmul`.
 
 pub mod device;
 pub mod emulator;

@@ -1,4 +1,4 @@
-//! `host vecadd`: the first kernel, checked element by element and timed
+//! `ptx-ladder vecadd`: the first kernel, checked element by element and timed
 //! against a device-to-device copy measured in the same run.
 //!
 //! Vector add reads two floats and writes one per element: pure memory
@@ -143,14 +143,14 @@ pub fn check_on_gpu(gpu: &Gpu, n: u64, block: u32) -> Result<Vec<(Variant, Misma
     plans.into_iter().map(|p| p.and_then(|p| Ok((p.variant, arrays.run_and_check(gpu, &p)?)))).collect()
 }
 
-/// One kernel's result in a `host vecadd` run.
+/// One kernel's result in a `ptx-ladder vecadd` run.
 pub struct KernelRun {
     pub plan: Plan,
     pub mismatches: Mismatches,
     pub timing: Timing,
 }
 
-/// What one `host vecadd` run measured.
+/// What one `ptx-ladder vecadd` run measured.
 pub struct VecAddReport {
     pub n: u64,
     pub kernels: Vec<KernelRun>,

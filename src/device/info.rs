@@ -107,7 +107,7 @@ pub fn fp32_lanes((major, minor): (u32, u32)) -> Option<u32> {
 mod tests {
     use super::{DeviceInfo, fp32_lanes};
 
-    /// What the driver reported for the H200 on 2026-11-29 (`host info`).
+    /// What the driver reported for the H200 on 2026-11-29 (`ptx-ladder info`).
     fn h200() -> DeviceInfo {
         DeviceInfo {
             name: "NVIDIA H200".into(),

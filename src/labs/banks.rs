@@ -1,4 +1,4 @@
-//! `host banks`: six ways for a warp to read a shared 32×32 tile, timed,
+//! `ptx-ladder banks`: six ways for a warp to read a shared 32×32 tile, timed,
 //! beside the model's conflict degree.
 
 use super::models::banks::{Pattern, conflict_degree};

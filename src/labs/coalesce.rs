@@ -1,4 +1,4 @@
-//! `host coalesce`: one warp request at a time, lanes `stride` floats apart,
+//! `ptx-ladder coalesce`: one warp request at a time, lanes `stride` floats apart,
 //! measured against the 32-byte-sector model.
 
 use super::models::coalesce::{efficiency, sectors, strided_addresses};

@@ -1,4 +1,4 @@
-//! `host divergence`: the same amount of work behind three branch
+//! `ptx-ladder divergence`: the same amount of work behind three branch
 //! conditions, timed, beside the model's cost.
 
 use super::models::divergence::{BranchPattern, relative_to_uniform};

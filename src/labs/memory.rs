@@ -1,4 +1,4 @@
-//! `host memory`: the four places a number can live, measured. Capacities
+//! `ptx-ladder memory`: the four places a number can live, measured. Capacities
 //! from the driver; read bandwidth against the size of the working set
 //! (L1, L2 and DRAM plateaus); shared-memory bandwidth against the banks'
 //! model; load latency by pointer chasing, in SM cycles.

@@ -1,4 +1,4 @@
-//! `host occupancy`: the calculator checked against the driver for the
+//! `ptx-ladder occupancy`: the calculator checked against the driver for the
 //! project's own kernels, and a latency-hiding experiment.
 
 use super::models::occupancy::{Arch, arch_for_compute_capability, occupancy};

@@ -1,6 +1,6 @@
-//! The GPU in one picture (`host info --svg`): the array of SMs, one SM
+//! The GPU in one picture (`ptx-ladder info --svg`): the array of SMs, one SM
 //! opened up, L2 and DRAM, the capacities of each level side by side on a
-//! log scale, and, given `host memory --json`, what was measured at each.
+//! log scale, and, given `ptx-ladder memory --json`, what was measured at each.
 
 use super::memory::capacities;
 use super::models::memory::{Capacities, Chip, Measured, bytes, chip_for_compute_capability, working_set};
@@ -60,7 +60,7 @@ fn label(svg: &mut Svg, x: f64, y: f64, text: &str, size: f64) {
     svg.text(x, y, text, TextStyle::new(size).anchor(Anchor::Middle));
 }
 
-/// The measured line for a level, if `host memory` measured it.
+/// The measured line for a level, if `ptx-ladder memory` measured it.
 fn latency_of(m: Option<&Measured>, prefix: &str) -> Option<String> {
     m?.latencies.iter().find(|l| l.level.starts_with(prefix)).map(|l| format!("{:.0} cycles ({:.0} ns)", l.cycles, l.ns))
 }
@@ -249,7 +249,7 @@ pub fn svg(view: &ChipView, measured: Option<&Measured>) -> String {
             );
         }
         None => {
-            svg.text(cx, ly + 20.0, "run `host memory --json PATH` on the GPU", TextStyle::new(11.0).fill("#555555"));
+            svg.text(cx, ly + 20.0, "run `ptx-ladder memory --json PATH` on the GPU", TextStyle::new(11.0).fill("#555555"));
             svg.text(cx, ly + 36.0, "and pass --memory-json PATH to draw them", TextStyle::new(11.0).fill("#555555"));
         }
     }

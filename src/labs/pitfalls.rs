@@ -1,4 +1,4 @@
-//! `host pitfalls`: bugs a GPU does not report, found on the CPU. Each
+//! `ptx-ladder pitfalls`: bugs a GPU does not report, found on the CPU. Each
 //! broken example and its fix run on the emulator with its checkers on;
 //! the lab says what the checker found, what a GPU would have done
 //! instead, and what the fix changes. No GPU is needed.

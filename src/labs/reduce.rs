@@ -1,4 +1,4 @@
-//! `host reduce`: the sum of n floats four ways, each checked against an f64
+//! `ptx-ladder reduce`: the sum of n floats four ways, each checked against an f64
 //! reference and timed beside a device-to-device copy.
 
 use crate::device::{Gpu, Timing, pointer};

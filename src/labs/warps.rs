@@ -1,4 +1,4 @@
-//! `host warps`: the model's warp map of a block, confirmed by asking the
+//! `ptx-ladder warps`: the model's warp map of a block, confirmed by asking the
 //! hardware which lane each thread became.
 
 use crate::device::{Gpu, pointer};

@@ -3,7 +3,7 @@
 
 use crate::error::{Error, Result};
 
-/// Which ladder `host matmul` runs (`--dtype`).
+/// Which ladder `ptx-ladder matmul` runs (`--dtype`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Dtype {
     F32,

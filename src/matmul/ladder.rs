@@ -252,7 +252,7 @@ impl Row {
     }
 }
 
-/// Everything one `host matmul` run measured.
+/// Everything one `ptx-ladder matmul` run measured.
 pub struct Report {
     pub dtype: Dtype,
     pub device: String,

@@ -1,4 +1,4 @@
-//! `host matmul`: the SGEMM ladder and the BF16 ladder against cuBLAS.
+//! `ptx-ladder matmul`: the SGEMM ladder and the BF16 ladder against cuBLAS.
 
 pub mod autotune;
 pub mod bf16;

@@ -1,4 +1,4 @@
-//! Kernels of the concept labs (`host coalesce`, `banks`, `divergence`,
+//! Kernels of the concept labs (`ptx-ladder coalesce`, `banks`, `divergence`,
 //! `reduce`, `occupancy`, `warps`, `memory`, `pitfalls`): small experiments, each isolating one
 //! rule of the hardware.
 

@@ -1,5 +1,5 @@
 //! Pitfalls: bugs a GPU does not report. Each broken kernel here has a
-//! fixed twin; `host pitfalls` runs both on the CPU emulator, whose
+//! fixed twin; `ptx-ladder pitfalls` runs both on the CPU emulator, whose
 //! checkers name what went wrong. The broken kernels are in the PTX module
 //! so their code can be read there, but the host never launches them on a
 //! GPU: there they hang, or silently compute garbage.

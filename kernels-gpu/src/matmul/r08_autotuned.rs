@@ -1,5 +1,5 @@
 //! Rung 8: autotuned. Rung 7's swizzled kernel, instantiated for a range of
-//! tile shapes; `host matmul --tune` times each on the actual GPU and keeps
+//! tile shapes; `ptx-ladder matmul --tune` times each on the actual GPU and keeps
 //! the fastest.
 //!
 //! Which shape wins is a balance the GPU decides: bigger block tiles reuse

@@ -349,8 +349,8 @@ pub struct Latency {
     pub texts: String,
 }
 
-/// Everything `host memory` measured, as written to its JSON and read back
-/// by `host info --svg --memory-json`.
+/// Everything `ptx-ladder memory` measured, as written to its JSON and read back
+/// by `ptx-ladder info --svg --memory-json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Measured {
     pub device: String,

@@ -1,4 +1,4 @@
-//! `host matmul --dtype bf16`: the BF16 ladder. Inputs are bf16, sums and
+//! `ptx-ladder matmul --dtype bf16`: the BF16 ladder. Inputs are bf16, sums and
 //! C are fp32; every rung is checked against an f64 reference over the same
 //! bf16 values and timed beside cuBLAS's BF16 GEMM, in the same table, JSON
 //! and chart as the SGEMM ladder.
