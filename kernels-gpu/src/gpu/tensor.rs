@@ -66,23 +66,39 @@ pub fn mma_tf32(a: FragmentA, b: FragmentB, c: FragmentC) -> FragmentC {
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {
-        // Every lane publishes its fragments, then computes its four
-        // results from the whole warp's (as the tensor core would).
-        let warp = crate::gpu::emulated::warp_exchange([a[0], a[1], a[2], a[3], b[0], b[1], 0, 0]);
-        let lane = crate::gpu::lane_id();
-        let (g, t) = (lane / 4, lane % 4);
         // The hardware reads only a TF32 operand's top 19 bits.
         let value = |bits: u32| f32::from_bits(bits & !TF32_DROPPED);
-        let a_at = |row: u32, k: u32| value(warp[((row % 8) * 4 + k % 4) as usize][(row / 8 + 2 * (k / 4)) as usize]);
-        let b_at = |k: u32, col: u32| value(warp[(col * 4 + k % 4) as usize][(4 + k / 4) as usize]);
-        let mut d = c;
-        for (i, (row, col)) in [(g, 2 * t), (g, 2 * t + 1), (g + 8, 2 * t), (g + 8, 2 * t + 1)].into_iter().enumerate() {
-            for k in 0..8 {
-                d[i] = crate::gpu::fma(a_at(row, k), b_at(k, col), d[i]);
-            }
-        }
-        d
+        emulate_mma(
+            (a, b, c),
+            8,
+            |warp, row, k| value(warp[((row % 8) * 4 + k % 4) as usize][(row / 8 + 2 * (k / 4)) as usize]),
+            |warp, k, col| value(warp[(col * 4 + k % 4) as usize][(4 + k / 4) as usize]),
+        )
     }
+}
+
+/// Host emulation of an `mma.sync` 16×8×`depth` tile: every lane publishes
+/// its fragments, then computes its four results from the whole warp's, as
+/// the tensor core would. `a_at(warp, row, k)` and `b_at(warp, k, col)` read
+/// one operand element out of the gathered fragments (the instruction's
+/// fragment table); C's layout is [`FragmentC`]'s for every shape.
+#[cfg(not(target_arch = "nvptx64"))]
+fn emulate_mma(
+    (a, b, c): ([u32; 4], [u32; 2], FragmentC),
+    depth: u32,
+    a_at: impl Fn(&crate::gpu::emulated::WarpValues, u32, u32) -> f32,
+    b_at: impl Fn(&crate::gpu::emulated::WarpValues, u32, u32) -> f32,
+) -> FragmentC {
+    let warp = crate::gpu::emulated::warp_exchange([a[0], a[1], a[2], a[3], b[0], b[1], 0, 0]);
+    let lane = crate::gpu::lane_id();
+    let (g, t) = (lane / 4, lane % 4);
+    let mut d = c;
+    for (i, (row, col)) in [(g, 2 * t), (g, 2 * t + 1), (g + 8, 2 * t), (g + 8, 2 * t + 1)].into_iter().enumerate() {
+        for k in 0..depth {
+            d[i] = crate::gpu::fma(a_at(&warp, row, k), b_at(&warp, k, col), d[i]);
+        }
+    }
+    d
 }
 
 /// The 16×16 A tile of a BF16 `mma` (row-major), two bf16 per register
@@ -113,20 +129,16 @@ pub fn mma_bf16(a: FragmentA16, b: FragmentB16, c: FragmentC) -> FragmentC {
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {
-        let warp = crate::gpu::emulated::warp_exchange([a[0], a[1], a[2], a[3], b[0], b[1], 0, 0]);
-        let lane = crate::gpu::lane_id();
-        let (g, t) = (lane / 4, lane % 4);
         // Register `reg` of lane `from`, half `k % 2`, as an fp32 value.
-        let half = |from: u32, reg: u32, k: u32| bf16_to_f32((warp[from as usize][reg as usize] >> (16 * (k % 2))) as u16);
-        let a_at = |row: u32, k: u32| half((row % 8) * 4 + (k % 8) / 2, row / 8 + 2 * (k / 8), k);
-        let b_at = |k: u32, col: u32| half(col * 4 + (k % 8) / 2, 4 + k / 8, k);
-        let mut d = c;
-        for (i, (row, col)) in [(g, 2 * t), (g, 2 * t + 1), (g + 8, 2 * t), (g + 8, 2 * t + 1)].into_iter().enumerate() {
-            for k in 0..16 {
-                d[i] = crate::gpu::fma(a_at(row, k), b_at(k, col), d[i]);
-            }
-        }
-        d
+        let half = |warp: &crate::gpu::emulated::WarpValues, from: u32, reg: u32, k: u32| {
+            bf16_to_f32((warp[from as usize][reg as usize] >> (16 * (k % 2))) as u16)
+        };
+        emulate_mma(
+            (a, b, c),
+            16,
+            |warp, row, k| half(warp, (row % 8) * 4 + (k % 8) / 2, row / 8 + 2 * (k / 8), k),
+            |warp, k, col| half(warp, col * 4 + (k % 8) / 2, 4 + k / 8, k),
+        )
     }
 }
 
