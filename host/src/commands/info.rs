@@ -36,7 +36,10 @@ pub fn run(args: InfoArgs) -> Result<(), Failure> {
         }
         return files.finish();
     }
-    let gpu = Gpu::open()?;
+    let gpu = Gpu::open().map_err(|e| match e.is_no_gpu() {
+        true => ptx_ladder::Error::no_gpu(format!("{e}; `ptx-ladder info --arch NAME` describes a known GPU without one")),
+        false => e,
+    })?;
     let i = &gpu.info;
     let kb = |b: u32| format!("{:.1} KB", b as f64 / 1024.0);
     let (free, total) = gpu.memory()?;
