@@ -7,9 +7,9 @@
 
 use crate::device::hopper::{TmaElement, TmaTile, address, tensor_map};
 use crate::device::{GemmArgs, Gpu, pointer};
-use crate::error::{Error, Result};
-use cust::memory::DeviceBuffer;
-use kernels_gpu::hopper::{Entry, HopperKernel, tf32x3};
+use crate::error::{Context as _, Error, Result};
+use cust::memory::{DeviceBuffer, DevicePointer};
+use kernels_gpu::hopper::{Entry, HopperKernel, Schedule, tf32x3, wgmma_bf16_store};
 use kernels_gpu::launch::{Dim3, LaunchShape};
 
 /// The 3xTF32 split of A and B: rows of `pitch` floats (K rounded up to 4).
@@ -28,6 +28,11 @@ pub struct HopperGemm {
     /// The tensor maps, 16 words each, where TMA reads them.
     maps: DeviceBuffer<u64>,
     split: Option<Split>,
+    /// The C the BF16 kernels storing through a tensor map were prepared for.
+    c: Option<DevicePointer<f32>>,
+    /// Stream-K's flags and partial tiles, zeroed (the kernel leaves the
+    /// flags down again).
+    workspace: Option<DeviceBuffer<u32>>,
     shape: LaunchShape,
 }
 
@@ -49,15 +54,18 @@ fn launch_shape(gpu: &Gpu, kernel: &HopperKernel, (m, n, _): (u32, u32, u32)) ->
 }
 
 impl HopperGemm {
-    /// A BF16 kernel over A (`m`×`k`) and B (`k`×`n`), row-major BF16 bits.
+    /// A BF16 kernel over A (`m`×`k`) and B (`k`×`n`), row-major BF16 bits,
+    /// writing C (`m`×`n`, fp32): the kernels that store C with TMA get its
+    /// tensor map now, so they run only on this C.
     pub fn bf16(
         kernel: HopperKernel,
         gpu: &Gpu,
         size: (u32, u32, u32),
         a: &DeviceBuffer<u16>,
         b: &DeviceBuffer<u16>,
+        c: &DeviceBuffer<f32>,
     ) -> Result<HopperGemm> {
-        if !matches!(kernel.entry, Entry::Bf16(_)) {
+        if !matches!(kernel.entry, Entry::Bf16(_) | Entry::Bf16Store(_)) {
             return Err(Error::new(format!("{} is not a BF16 kernel", kernel.name())));
         }
         // Loads (and JIT-compiles) the module now, outside any timing; on a
@@ -77,11 +85,32 @@ impl HopperGemm {
             box_rows,
             box_cols: 64,
         };
-        let maps = [
+        let mut maps = vec![
             tensor_map(&tile(address(pointer(a)), m, k, tiling.tile_m()))?,
             tensor_map(&tile(address(pointer(b)), k, n, tiling.tiling.tile_k))?,
         ];
-        Ok(HopperGemm { kernel, size, maps: gpu.upload_maps(&maps)?, split: None, shape: launch_shape(gpu, &kernel, size) })
+        let shape = launch_shape(gpu, &kernel, size);
+        let mut stored_c = None;
+        if let Entry::Bf16Store(_) = kernel.entry {
+            // C in boxes of 64 rows × 32 floats (128 swizzled bytes), one
+            // per consumer warpgroup and staging chunk.
+            let c_tile = TmaTile {
+                element: TmaElement::F32,
+                address: address(pointer(c)),
+                rows: m as u64,
+                cols: n as u64,
+                pitch: n as u64,
+                box_rows: 64,
+                box_cols: 32,
+            };
+            maps.push(tensor_map(&c_tile)?);
+            stored_c = Some(pointer(c));
+        }
+        let mut gemm = HopperGemm { kernel, size, maps: gpu.upload_maps(&maps)?, split: None, c: stored_c, workspace: None, shape };
+        if kernel.tiling.schedule == Schedule::StreamK && wgmma_bf16_store::stream_k_pays(m, n, k, shape.grid.x) {
+            gemm.enable_stream_k(gpu)?;
+        }
+        Ok(gemm)
     }
 
     /// The 3xTF32 kernel at this size, with its scratch buffers.
@@ -118,7 +147,33 @@ impl HopperGemm {
             tensor_map(&tile(&split.b_big, n))?,
             tensor_map(&tile(&split.b_small, n))?,
         ];
-        Ok(HopperGemm { kernel, size, maps: gpu.upload_maps(&maps)?, split: Some(split), shape: launch_shape(gpu, &kernel, size) })
+        Ok(HopperGemm {
+            kernel,
+            size,
+            maps: gpu.upload_maps(&maps)?,
+            split: Some(split),
+            c: None,
+            workspace: None,
+            shape: launch_shape(gpu, &kernel, size),
+        })
+    }
+
+    /// Gives the stream-K kernel its workspace, so it splits the last
+    /// waves' tiles even where [`wgmma_bf16_store::stream_k_pays`] says
+    /// it does not pay (the tests use this on small shapes). Returns
+    /// whether any tile is split at this size.
+    pub fn enable_stream_k(&mut self, gpu: &Gpu) -> Result<bool> {
+        if self.kernel.tiling.schedule != Schedule::StreamK {
+            return Err(Error::new(format!("{} has no stream-K schedule", self.kernel.name())));
+        }
+        let (m, n, k) = self.size;
+        let blocks = self.shape.grid.x;
+        if self.workspace.is_none() {
+            let words = wgmma_bf16_store::workspace_words(blocks);
+            gpu.ensure_fits(words as u128 * 4, "the stream-K workspace")?;
+            self.workspace = Some(DeviceBuffer::zeroed(words).context("allocating the stream-K workspace")?);
+        }
+        Ok(wgmma_bf16_store::stream_k_splits(m, n, k, blocks))
     }
 
     pub fn kernel(&self) -> &HopperKernel {
@@ -136,6 +191,13 @@ impl HopperGemm {
         let (m, n, k) = self.size;
         match self.kernel.entry {
             Entry::Bf16(kernel) => gpu.launch(&kernel, self.shape, (m, n, k, pointer(&self.maps), pointer(c))),
+            Entry::Bf16Store(kernel) => {
+                if self.c != Some(pointer(c)) {
+                    return Err(Error::new(format!("{} was prepared for another C", self.kernel.name())));
+                }
+                let workspace = self.workspace.as_ref().map_or(DevicePointer::null(), pointer);
+                gpu.launch(&kernel, self.shape, (m, n, k, pointer(&self.maps), workspace))
+            }
             Entry::Tf32x3(_) => Err(Error::new(format!("{} is not a BF16 kernel", self.kernel.name()))),
         }
     }

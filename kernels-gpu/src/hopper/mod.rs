@@ -10,8 +10,10 @@
 
 #[cfg(ptx_ladder_hopper)]
 pub mod pipeline;
+pub mod schedule;
 pub mod tf32x3;
 pub mod wgmma_bf16;
+pub mod wgmma_bf16_store;
 
 use crate::LaunchBounds;
 use crate::launch::{Dim3, Kernel, LaunchShape};
@@ -28,11 +30,24 @@ use crate::matmul::tiling::Tiling;
 pub struct HopperTiling {
     pub tiling: Tiling,
     pub specialized: bool,
-    /// One block per multiprocessor, each walking many tiles, instead of
-    /// one block per tile.
-    pub persistent: bool,
+    pub schedule: Schedule,
     /// Bytes of shared memory one stage's tiles take.
     pub stage_bytes: u32,
+    /// Bytes of shared memory the epilogue stages C in (0: it stores from
+    /// registers).
+    pub epilogue_bytes: u32,
+}
+
+/// How tiles are dealt out to blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Schedule {
+    /// One block per tile.
+    OnePerTile,
+    /// One block per multiprocessor, each walking many tiles.
+    Persistent,
+    /// Persistent, with the last waves' k-steps shared out evenly
+    /// ([`schedule`]); needs a workspace.
+    StreamK,
 }
 
 /// The [`Tiling`] of a wgmma kernel whose `consumers` warpgroups each
@@ -59,17 +74,19 @@ impl HopperTiling {
         crate::gpu::hopper::WARPGROUP_THREADS * (self.consumers() + self.specialized as u32)
     }
 
-    /// Stages, their mbarriers (full and empty per stage), and 1024 bytes of
-    /// slack to align the first tile for the 128-byte swizzle.
+    /// Stages, the epilogue's staging, the stages' mbarriers (full and
+    /// empty per stage), and 1024 bytes of slack to align the first tile
+    /// for the 128-byte swizzle.
     pub const fn shared_bytes(&self) -> u32 {
-        self.tiling.stages * (self.stage_bytes + 2 * 8) + crate::gpu::hopper::descriptor::ATOM_BYTES
+        self.tiling.stages * (self.stage_bytes + 2 * 8) + self.epilogue_bytes + crate::gpu::hopper::descriptor::ATOM_BYTES
     }
 
     /// A 1D grid: one block per `tile_m`×`tile_n` tile of C, or, when
     /// persistent, one per multiprocessor (fewer if there are fewer tiles).
     pub const fn launch(&self, m: u32, n: u32, multiprocessors: u32) -> LaunchShape {
         let tiles = m.div_ceil(self.tile_m()) * n.div_ceil(self.tiling.tile_n);
-        let blocks = if self.persistent && multiprocessors < tiles { multiprocessors } else { tiles };
+        let persistent = !matches!(self.schedule, Schedule::OnePerTile);
+        let blocks = if persistent && multiprocessors < tiles { multiprocessors } else { tiles };
         LaunchShape { grid: Dim3::new(blocks, 1, 1), block: Dim3::new(self.threads(), 1, 1), shared_bytes: self.shared_bytes() }
     }
 
@@ -98,6 +115,7 @@ pub type Tf32x3Params = (u32, u32, u32, f32, *const u64, f32, *mut f32);
 #[derive(Clone, Copy, Debug)]
 pub enum Entry {
     Bf16(Kernel<Bf16Params>),
+    Bf16Store(Kernel<wgmma_bf16_store::Bf16StoreParams>),
     Tf32x3(Kernel<Tf32x3Params>),
 }
 
@@ -113,6 +131,7 @@ impl HopperKernel {
     pub const fn name(&self) -> &'static str {
         match self.entry {
             Entry::Bf16(kernel) => kernel.name(),
+            Entry::Bf16Store(kernel) => kernel.name(),
             Entry::Tf32x3(kernel) => kernel.name(),
         }
     }
@@ -123,7 +142,14 @@ impl HopperKernel {
 }
 
 /// Every GEMM kernel of the sm_90a module.
-pub const KERNELS: &[HopperKernel] = &[wgmma_bf16::PIPELINED, wgmma_bf16::SPECIALIZED, wgmma_bf16::PERSISTENT, tf32x3::KERNEL];
+pub const KERNELS: &[HopperKernel] = &[
+    wgmma_bf16::PIPELINED,
+    wgmma_bf16::SPECIALIZED,
+    wgmma_bf16::PERSISTENT,
+    wgmma_bf16_store::TMA_STORE,
+    wgmma_bf16_store::STREAM_K,
+    tf32x3::KERNEL,
+];
 
 /// Launch bounds of the sm_90a module's kernels, for the builder.
 pub fn launch_bounds() -> impl Iterator<Item = LaunchBounds> {
@@ -214,6 +240,8 @@ pub const KERNEL_NAMES: &[&str] = &[
     wgmma_bf16::PIPELINED.name(),
     wgmma_bf16::SPECIALIZED.name(),
     wgmma_bf16::PERSISTENT.name(),
+    wgmma_bf16_store::TMA_STORE.name(),
+    wgmma_bf16_store::STREAM_K.name(),
     tf32x3::KERNEL.name(),
     tf32x3::TF32X3_SPLIT_ROWS.name(),
     tf32x3::TF32X3_SPLIT_TRANSPOSED.name(),

@@ -24,7 +24,7 @@
 //!   warpgroups take them (`setmaxnreg.inc` to 232) and never wait on
 //!   copies they issue themselves.
 
-use super::{Bf16Params, Entry, HopperKernel, HopperTiling, wgmma_tiling};
+use super::{Bf16Params, Entry, HopperKernel, HopperTiling, Schedule, wgmma_tiling};
 use crate::launch::Kernel;
 use crate::matmul::tiling::Tiling;
 use kernels_macros::kernel;
@@ -36,19 +36,19 @@ const TILE_M: u32 = TILING.tile_m;
 const TILE_N: u32 = TILING.tile_n;
 const TILE_K: u32 = TILING.tile_k;
 /// A's tile (TILE_M rows × 128 bytes) then B's (TILE_K rows × TILE_N × 2 bytes).
-const STAGE_BYTES: u32 = (TILE_M + TILE_N) * TILE_K * 2;
+pub(super) const STAGE_BYTES: u32 = (TILE_M + TILE_N) * TILE_K * 2;
 
-const fn bf16(kernel: Kernel<Bf16Params>, specialized: bool, persistent: bool) -> HopperKernel {
-    let tiling = HopperTiling { tiling: TILING, specialized, persistent, stage_bytes: STAGE_BYTES };
+const fn bf16(kernel: Kernel<Bf16Params>, specialized: bool, schedule: Schedule) -> HopperKernel {
+    let tiling = HopperTiling { tiling: TILING, specialized, schedule, stage_bytes: STAGE_BYTES, epilogue_bytes: 0 };
     HopperKernel { entry: Entry::Bf16(kernel), tiling }
 }
 
-pub const PIPELINED: HopperKernel = bf16(BF16_WGMMA_TMA, false, false);
-pub const SPECIALIZED: HopperKernel = bf16(BF16_WGMMA_SPECIALIZED, true, false);
-pub const PERSISTENT: HopperKernel = bf16(BF16_WGMMA_PERSISTENT, true, true);
+pub const PIPELINED: HopperKernel = bf16(BF16_WGMMA_TMA, false, Schedule::OnePerTile);
+pub const SPECIALIZED: HopperKernel = bf16(BF16_WGMMA_SPECIALIZED, true, Schedule::OnePerTile);
+pub const PERSISTENT: HopperKernel = bf16(BF16_WGMMA_PERSISTENT, true, Schedule::Persistent);
 
 #[cfg(ptx_ladder_hopper)]
-mod device {
+pub(super) mod device {
     use super::*;
     use crate::gpu::hopper::descriptor::{ATOM_BYTES, SWIZZLE_BYTES, swizzled_128};
     use crate::gpu::hopper::tma::{self, TensorMap};
@@ -66,15 +66,15 @@ mod device {
 
     /// Shared addresses of one stage's tiles.
     #[derive(Clone, Copy)]
-    struct Stages {
-        first: u32,
+    pub(in crate::hopper) struct Stages {
+        pub(in crate::hopper) first: u32,
     }
 
     impl Stages {
-        fn a(self, stage: u32) -> u32 {
+        pub(in crate::hopper) fn a(self, stage: u32) -> u32 {
             self.first + stage * STAGE_BYTES
         }
-        fn b(self, stage: u32) -> u32 {
+        pub(in crate::hopper) fn b(self, stage: u32) -> u32 {
             self.a(stage) + TILE_M * SWIZZLE_BYTES
         }
     }
@@ -83,7 +83,7 @@ mod device {
     /// the `i`-th k-tile this block loads: wait for its stage to be free,
     /// then one TMA copy for A's tile and one per 64 columns of B's.
     #[inline(always)]
-    unsafe fn produce(ring: &Ring, tiles: Stages, maps: *const TensorMap, i: u32, kt: u32, (row0, col0): (u32, u32)) {
+    pub(in crate::hopper) unsafe fn produce(ring: &Ring, tiles: Stages, maps: *const TensorMap, i: u32, kt: u32, (row0, col0): (u32, u32)) {
         unsafe {
             let s = ring.acquire(i, STAGE_BYTES);
             tma::load_2d(tiles.a(s), maps, ring.full(s), kt * TILE_K, row0);
@@ -91,6 +91,52 @@ mod device {
                 tma::load_2d(tiles.b(s) + j * B_BOX_BYTES, maps.add(1), ring.full(s), col0 + 64 * j, kt * TILE_K);
             }
         }
+    }
+
+    /// One tile's `k_steps` k-tiles for warpgroup `consumer`, starting at
+    /// the ring's k-tile `*i` (advanced past them); returns the 64×TILE_N
+    /// accumulators. After each k-tile's stage is handed back, `refill`
+    /// gets that k-tile's number within the tile and in the ring.
+    #[inline(always)]
+    pub(in crate::hopper) unsafe fn mainloop(
+        ring: &Ring,
+        tiles: Stages,
+        consumer: u32,
+        i: &mut u32,
+        k_steps: u32,
+        mut refill: impl FnMut(u32, u32),
+    ) -> [f32; TILE_N as usize / 2] {
+        let leader = gpu::thread_idx().x % WARPGROUP_THREADS == 0;
+        let mut acc = [0.0f32; TILE_N as usize / 2];
+        for kt in 0..k_steps {
+            let s = unsafe { ring.wait_full(*i) };
+            wgmma::fence();
+            for kk in 0..TILE_K / 16 {
+                // A: this warpgroup's 64 rows, 16 values of K further along
+                // each 128-byte row. B: 16 k-rows further down; 64-column
+                // boxes B_BOX_BYTES apart, 8-row atoms 1024 bytes apart.
+                let a = swizzled_128(tiles.a(s) + consumer * 64 * SWIZZLE_BYTES + kk * 32, 16, ATOM_BYTES);
+                let b = swizzled_128(tiles.b(s) + kk * 16 * SWIZZLE_BYTES, B_BOX_BYTES, ATOM_BYTES);
+                unsafe { wgmma::mma_bf16_m64n256k16(&mut acc, a, b, true) };
+            }
+            wgmma::commit();
+            // Keep this k-tile's wgmmas running; the previous one's are
+            // done, so its stage can be handed back (and refilled).
+            wgmma::wait::<1>();
+            if kt > 0 {
+                if leader {
+                    unsafe { ring.release(*i - 1) };
+                }
+                refill(kt - 1, *i - 1);
+            }
+            *i += 1;
+        }
+        wgmma::wait::<0>();
+        wgmma::fence_operands(&mut acc);
+        if k_steps > 0 && leader {
+            unsafe { ring.release(*i - 1) };
+        }
+        acc
     }
 
     /// The whole kernel; `SPECIALIZED` picks the warpgroup roles and
@@ -145,37 +191,12 @@ mod device {
         let mut tile = first;
         while tile < tile_count {
             let (row0, col0) = origin(tile);
-            let mut acc = [0.0f32; TILE_N as usize / 2];
-            for kt in 0..k_tiles {
-                let s = unsafe { ring.wait_full(i) };
-                wgmma::fence();
-                for kk in 0..TILE_K / 16 {
-                    // A: this warpgroup's 64 rows, 16 values of K further along
-                    // each 128-byte row. B: 16 k-rows further down; 64-column
-                    // boxes B_BOX_BYTES apart, 8-row atoms 1024 bytes apart.
-                    let a = swizzled_128(tiles.a(s) + consumer * 64 * SWIZZLE_BYTES + kk * 32, 16, ATOM_BYTES);
-                    let b = swizzled_128(tiles.b(s) + kk * 16 * SWIZZLE_BYTES, B_BOX_BYTES, ATOM_BYTES);
-                    unsafe { wgmma::mma_bf16_m64n256k16(&mut acc, a, b, true) };
+            let refill = |kt: u32, i: u32| {
+                if !SPECIALIZED && t == 0 && kt + STAGES < k_tiles {
+                    unsafe { produce(&ring, tiles, maps, i + STAGES, kt + STAGES, (row0, col0)) };
                 }
-                wgmma::commit();
-                // Keep this k-tile's wgmmas running; the previous one's are
-                // done, so its stage can be handed back (and, here, refilled).
-                wgmma::wait::<1>();
-                if kt > 0 {
-                    if t % WARPGROUP_THREADS == 0 {
-                        unsafe { ring.release(i - 1) };
-                    }
-                    if !SPECIALIZED && t == 0 && kt - 1 + STAGES < k_tiles {
-                        unsafe { produce(&ring, tiles, maps, i - 1 + STAGES, kt - 1 + STAGES, (row0, col0)) };
-                    }
-                }
-                i += 1;
-            }
-            wgmma::wait::<0>();
-            wgmma::fence_operands(&mut acc);
-            if k_tiles > 0 && t % WARPGROUP_THREADS == 0 {
-                unsafe { ring.release(i - 1) };
-            }
+            };
+            let acc = unsafe { mainloop(&ring, tiles, consumer, &mut i, k_tiles, refill) };
             unsafe { super::super::store_accumulators(&acc, Scale::NONE, c, (m, n), (row0 + consumer * 64, col0), t % WARPGROUP_THREADS) };
             tile += stride;
         }

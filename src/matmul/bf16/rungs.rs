@@ -13,7 +13,7 @@ use crate::device::Gpu;
 use crate::error::Result;
 use crate::matmul::hopper::{HopperGemm, bf16_shape_problem};
 use crate::matmul::rungs::matching;
-use kernels_gpu::hopper::{HopperKernel, wgmma_bf16};
+use kernels_gpu::hopper::{HopperKernel, wgmma_bf16, wgmma_bf16_store};
 use kernels_gpu::launch::LaunchShape;
 use kernels_gpu::matmul_bf16::{self as k, Bf16Kernel};
 
@@ -137,13 +137,15 @@ pub fn ladder() -> Vec<Bf16Rung> {
         hopper_rung!("2", "wgmma, TMA, mbarrier ring", wgmma_bf16::PIPELINED),
         hopper_rung!("3", "warp specialization", wgmma_bf16::SPECIALIZED),
         hopper_rung!("4", "persistent, grouped tiles", wgmma_bf16::PERSISTENT),
+        hopper_rung!("5", "epilogue by TMA stores", wgmma_bf16_store::TMA_STORE),
+        hopper_rung!("6", "stream-K last waves", wgmma_bf16_store::STREAM_K),
     ]
 }
 
 /// Tensor maps over this problem's inputs for a Hopper rung.
 fn prepare_hopper(kernel: HopperKernel, gpu: &Gpu, buffers: &Bf16Buffers) -> Result<Box<dyn Bf16Gemm>> {
     let args = buffers.args();
-    Ok(Box::new(HopperGemm::bf16(kernel, gpu, (args.m, args.n, args.k), args.a, args.b)?))
+    Ok(Box::new(HopperGemm::bf16(kernel, gpu, (args.m, args.n, args.k), args.a, args.b, args.c)?))
 }
 
 impl Bf16Gemm for HopperGemm {
@@ -222,7 +224,7 @@ mod tests {
         assert_eq!(ids("1-3"), ["1", "2", "3"]);
         assert_eq!(ids("bf16_mma_sync"), ["1"]);
         assert_eq!(ids("bf16_wgmma_persistent,2"), ["2", "4"]);
-        let err = select(&all, "5").err().unwrap();
-        assert!(err.message().starts_with("--rungs: no rung '5' (rungs are 1, 2, 3, 4;"), "{err}");
+        let err = select(&all, "7").err().unwrap();
+        assert!(err.message().starts_with("--rungs: no rung '7' (rungs are 1, 2, 3, 4, 5, 6;"), "{err}");
     }
 }

@@ -57,3 +57,55 @@ pub fn set_max_registers_increase<const N: u32>() {
 pub fn set_max_registers_decrease<const N: u32>() {
     unsafe { core::arch::asm!("setmaxnreg.dec.sync.aligned.u32 {n};", n = const N) }
 }
+
+/// `barrier.sync id, threads`: a barrier for `threads` threads (a multiple
+/// of 32) of the block, numbered `id` (1 to 15; 0 is the block-wide
+/// barrier). Lets one warpgroup, or the consumers without the producer,
+/// synchronise while the rest of the block runs on.
+///
+/// Not `bar.sync`: that is `barrier.sync.aligned`, which every thread of a
+/// warp must reach at the same instruction. rustc does not mark inline
+/// assembly convergent, so LLVM may copy a barrier that follows an
+/// `if thread == 0 { ... }` into both paths; with `.aligned` the warp then
+/// waits at two different barrier instructions and the block hangs.
+#[cfg(ptx_ladder_hopper)]
+#[inline(always)]
+pub fn sync_named(id: u32, threads: u32) {
+    unsafe { core::arch::asm!("barrier.sync {i}, {n};", i = in(reg32) id, n = in(reg32) threads) }
+}
+
+/// `st.shared.v2.f32 [address], {x, y}`: eight bytes at a shared-window
+/// address.
+///
+/// # Safety
+/// `address` is 8-byte aligned and inside this block's shared memory.
+#[cfg(ptx_ladder_hopper)]
+#[inline(always)]
+pub unsafe fn store_shared_f32x2(address: u32, x: f32, y: f32) {
+    unsafe { core::arch::asm!("st.shared.v2.f32 [{a}], {{{x}, {y}}};", a = in(reg32) address, x = in(reg32) x, y = in(reg32) y) }
+}
+
+/// `st.release.gpu.global.u32`: publishes `value` at `flag` after every
+/// memory access this thread made before, or saw through a barrier:
+/// what another block's [`load_acquire`] pairs with.
+///
+/// # Safety
+/// `flag` is a valid global address.
+#[cfg(ptx_ladder_hopper)]
+#[inline(always)]
+pub unsafe fn store_release(flag: *mut u32, value: u32) {
+    unsafe { core::arch::asm!("st.release.gpu.global.u32 [{f}], {v};", f = in(reg64) flag, v = in(reg32) value) }
+}
+
+/// `ld.acquire.gpu.global.u32`: reads `flag`; accesses after it see
+/// everything published before the [`store_release`] that wrote the value.
+///
+/// # Safety
+/// `flag` is a valid global address.
+#[cfg(ptx_ladder_hopper)]
+#[inline(always)]
+pub unsafe fn load_acquire(flag: *const u32) -> u32 {
+    let value: u32;
+    unsafe { core::arch::asm!("ld.acquire.gpu.global.u32 {v}, [{f}];", v = out(reg32) value, f = in(reg64) flag) };
+    value
+}

@@ -38,3 +38,58 @@ pub unsafe fn load_2d(dst: u32, map: *const TensorMap, bar: u32, x: u32, y: u32)
 pub fn fence_barrier_init() {
     unsafe { core::arch::asm!("fence.mbarrier_init.release.cluster;") }
 }
+
+/// `cp.async.bulk.tensor.2d.global.shared::cta.bulk_group`: the other
+/// direction, shared memory to global. Copies the box at shared address
+/// `src` (in the map's swizzled layout) to column `x`, row `y` of `map`'s
+/// matrix; elements that fall outside the matrix are not written, so edge
+/// tiles need no bounds checks. The copy joins this thread's current bulk
+/// group ([`commit_group`]); `src` must not change until the group's
+/// reads are done ([`wait_group_read`]).
+///
+/// # Safety
+/// As [`load_2d`]; the box at `src` was written by this block and made
+/// visible to the copy engine with [`fence_proxy_async_shared`].
+#[inline(always)]
+pub unsafe fn store_2d(map: *const TensorMap, src: u32, x: u32, y: u32) {
+    unsafe {
+        core::arch::asm!(
+            "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [{m}, {{{x}, {y}}}], [{s}];",
+            m = in(reg64) map,
+            s = in(reg32) src,
+            x = in(reg32) x,
+            y = in(reg32) y,
+        )
+    }
+}
+
+/// `cp.async.bulk.commit_group`: closes this thread's bulk group: the
+/// [`store_2d`] copies issued since the last commit.
+#[inline(always)]
+pub fn commit_group() {
+    unsafe { core::arch::asm!("cp.async.bulk.commit_group;") }
+}
+
+/// `cp.async.bulk.wait_group.read N`: waits until at most `N` of this
+/// thread's bulk groups still read their shared-memory source, so older
+/// sources may be overwritten (their global writes may still be in flight).
+#[inline(always)]
+pub fn wait_group_read<const N: u32>() {
+    unsafe { core::arch::asm!("cp.async.bulk.wait_group.read {n};", n = const N) }
+}
+
+/// `cp.async.bulk.wait_group 0`: waits until every bulk group of this
+/// thread has finished, writes included; a block does this before it exits.
+#[inline(always)]
+pub fn wait_group_all() {
+    unsafe { core::arch::asm!("cp.async.bulk.wait_group 0;") }
+}
+
+/// `fence.proxy.async.shared::cta`: orders this thread's ordinary shared
+/// stores before later copies of the async proxy (TMA), which reads
+/// shared memory by a different path. Every writing thread fences, then a
+/// barrier, then one thread issues the [`store_2d`].
+#[inline(always)]
+pub fn fence_proxy_async_shared() {
+    unsafe { core::arch::asm!("fence.proxy.async.shared::cta;") }
+}
