@@ -127,10 +127,14 @@ fn build_module(cargo: &str, root: &Path, out_dir: &Path, llvm_bin: &Path, flavo
 
 /// Writes each kernel's launch bounds into its `.entry` as the PTX
 /// performance directives `.maxntid` and `.minnctapersm`, between the
-/// parameter list and the body: what `__launch_bounds__` makes nvcc emit.
+/// parameter list and the body: what `__launch_bounds__` makes nvcc emit;
+/// and `.reqnctapercluster` for a kernel run in clusters (`__cluster_dims__`).
 fn apply_launch_bounds(mut ptx: String, bounds: impl Iterator<Item = kernels_gpu::LaunchBounds>) -> Result<String, String> {
     for b in bounds {
-        let directives = format!(".maxntid {}, 1, 1\n.minnctapersm {}\n", b.max_threads, b.min_blocks_per_sm);
+        let mut directives = format!(".maxntid {}, 1, 1\n.minnctapersm {}\n", b.max_threads, b.min_blocks_per_sm);
+        if b.cluster > 1 {
+            directives += &format!(".reqnctapercluster {}, 1, 1\n", b.cluster);
+        }
         ptx = insert_directives(ptx, b.kernel, &directives)?;
     }
     Ok(ptx)

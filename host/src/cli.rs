@@ -165,7 +165,7 @@ pub struct MatmulArgs {
     /// Which rungs to run, like 1,3-5,7b,10 or kernel names [default: all]
     #[arg(long, value_name = "LIST")]
     pub rungs: Option<String>,
-    /// Timed runs per rung (1 to 100000) [default: enough for about a second, 5 to 100]
+    /// Timed runs per rung (1 to 100000) [default: enough for about a second, 5 to 10000]
     #[arg(long, value_name = "R", value_parser = number::<u32>(1, 100_000))]
     pub reps: Option<u32>,
     /// Untimed runs before timing each rung (0 to 1000)

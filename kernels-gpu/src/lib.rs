@@ -58,12 +58,16 @@ pub mod vecadd;
 /// and a request that ptxas keep registers low enough for
 /// `min_blocks_per_sm` blocks to fit on one multiprocessor. Rust has no
 /// attribute for it, so `build.rs` writes it into the PTX as `.maxntid` and
-/// `.minnctapersm` directives.
+/// `.minnctapersm` directives, and, for a kernel whose blocks run in
+/// clusters, `.reqnctapercluster` (CUDA C++'s `__cluster_dims__`), so an
+/// ordinary launch runs them in clusters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LaunchBounds {
     pub kernel: &'static str,
     pub max_threads: u32,
     pub min_blocks_per_sm: u32,
+    /// Blocks per cluster (`.reqnctapercluster`); 1: no cluster.
+    pub cluster: u32,
 }
 
 /// Every kernel that declares launch bounds.

@@ -7,9 +7,9 @@
 
 use crate::device::hopper::{TmaElement, TmaTile, address, tensor_map};
 use crate::device::{GemmArgs, Gpu, pointer};
-use crate::error::{Context as _, Error, Result};
+use crate::error::{Error, Result};
 use cust::memory::{DeviceBuffer, DevicePointer};
-use kernels_gpu::hopper::{Entry, HopperKernel, Schedule, tf32x3, wgmma_bf16_store};
+use kernels_gpu::hopper::{Entry, HopperKernel, tf32x3, wgmma_bf16_store};
 use kernels_gpu::launch::{Dim3, LaunchShape};
 
 /// The 3xTF32 split of A and B: rows of `pitch` floats (K rounded up to 4).
@@ -30,9 +30,6 @@ pub struct HopperGemm {
     split: Option<Split>,
     /// The C the BF16 kernels storing through a tensor map were prepared for.
     c: Option<DevicePointer<f32>>,
-    /// Stream-K's flags and partial tiles, zeroed (the kernel leaves the
-    /// flags down again).
-    workspace: Option<DeviceBuffer<u32>>,
     shape: LaunchShape,
 }
 
@@ -92,25 +89,19 @@ impl HopperGemm {
         let shape = launch_shape(gpu, &kernel, size);
         let mut stored_c = None;
         if let Entry::Bf16Store(_) = kernel.entry {
-            // C in boxes of 64 rows × 32 floats (128 swizzled bytes), one
-            // per consumer warpgroup and staging chunk.
             let c_tile = TmaTile {
                 element: TmaElement::F32,
                 address: address(pointer(c)),
                 rows: m as u64,
                 cols: n as u64,
                 pitch: n as u64,
-                box_rows: 64,
-                box_cols: 32,
+                box_rows: wgmma_bf16_store::C_BOX_ROWS,
+                box_cols: wgmma_bf16_store::C_BOX_COLS,
             };
             maps.push(tensor_map(&c_tile)?);
             stored_c = Some(pointer(c));
         }
-        let mut gemm = HopperGemm { kernel, size, maps: gpu.upload_maps(&maps)?, split: None, c: stored_c, workspace: None, shape };
-        if kernel.tiling.schedule == Schedule::StreamK && wgmma_bf16_store::stream_k_pays(m, n, k, shape.grid.x) {
-            gemm.enable_stream_k(gpu)?;
-        }
-        Ok(gemm)
+        Ok(HopperGemm { kernel, size, maps: gpu.upload_maps(&maps)?, split: None, c: stored_c, shape })
     }
 
     /// The 3xTF32 kernel at this size, with its scratch buffers.
@@ -147,33 +138,7 @@ impl HopperGemm {
             tensor_map(&tile(&split.b_big, n))?,
             tensor_map(&tile(&split.b_small, n))?,
         ];
-        Ok(HopperGemm {
-            kernel,
-            size,
-            maps: gpu.upload_maps(&maps)?,
-            split: Some(split),
-            c: None,
-            workspace: None,
-            shape: launch_shape(gpu, &kernel, size),
-        })
-    }
-
-    /// Gives the stream-K kernel its workspace, so it splits the last
-    /// waves' tiles even where [`wgmma_bf16_store::stream_k_pays`] says
-    /// it does not pay (the tests use this on small shapes). Returns
-    /// whether any tile is split at this size.
-    pub fn enable_stream_k(&mut self, gpu: &Gpu) -> Result<bool> {
-        if self.kernel.tiling.schedule != Schedule::StreamK {
-            return Err(Error::new(format!("{} has no stream-K schedule", self.kernel.name())));
-        }
-        let (m, n, k) = self.size;
-        let blocks = self.shape.grid.x;
-        if self.workspace.is_none() {
-            let words = wgmma_bf16_store::workspace_words(blocks);
-            gpu.ensure_fits(words as u128 * 4, "the stream-K workspace")?;
-            self.workspace = Some(DeviceBuffer::zeroed(words).context("allocating the stream-K workspace")?);
-        }
-        Ok(wgmma_bf16_store::stream_k_splits(m, n, k, blocks))
+        Ok(HopperGemm { kernel, size, maps: gpu.upload_maps(&maps)?, split: Some(split), c: None, shape: launch_shape(gpu, &kernel, size) })
     }
 
     pub fn kernel(&self) -> &HopperKernel {
@@ -195,8 +160,7 @@ impl HopperGemm {
                 if self.c != Some(pointer(c)) {
                     return Err(Error::new(format!("{} was prepared for another C", self.kernel.name())));
                 }
-                let workspace = self.workspace.as_ref().map_or(DevicePointer::null(), pointer);
-                gpu.launch(&kernel, self.shape, (m, n, k, pointer(&self.maps), workspace))
+                gpu.launch(&kernel, self.shape, (m, n, k, pointer(&self.maps)))
             }
             Entry::Tf32x3(_) => Err(Error::new(format!("{} is not a BF16 kernel", self.kernel.name()))),
         }

@@ -130,7 +130,7 @@ impl Gemm for CublasTf32<'_> {
 
 /// Runs `gemm` once on a reset C and returns C (for checking), then, if
 /// that result is correct, times it: `warmup` untimed runs and `reps` timed
-/// ones (None: enough for about a second, between 5 and 100).
+/// ones (None: enough for about a second, between 5 and 10000).
 pub fn measure(
     gpu: &Gpu,
     buffers: &mut GemmBuffers,
@@ -152,13 +152,13 @@ pub fn measure(
 }
 
 /// Times `run`: `warmup` untimed runs, then `reps` timed ones (None: enough
-/// for about a second, between 5 and 100).
+/// for about a second, between 5 and 10000).
 pub fn time(gpu: &Gpu, reps: Option<u32>, warmup: u32, run: &mut dyn FnMut() -> Result<()>) -> Result<Timing> {
     let reps = match reps {
         Some(r) => r,
         None => {
             let once = gpu.time(0, 1, &mut *run)?;
-            (1000.0 / once.median_ms.max(1e-3)).clamp(5.0, 100.0) as u32
+            (1000.0 / once.median_ms.max(1e-3)).clamp(5.0, 10_000.0) as u32
         }
     };
     gpu.time(warmup, reps, run)
@@ -212,7 +212,9 @@ impl Row {
         timing: Option<Timing>,
         flops: f64,
     ) -> Result<Row> {
-        let blocks = gpu.resident_blocks(kernel, shape)?;
+        // The occupancy API may decline a kernel with a required cluster
+        // shape; the row then shows no occupancy rather than failing.
+        let blocks = gpu.resident_blocks(kernel, shape).ok();
         let warps_per_block = shape.block.volume().div_ceil(gpu.info.warp_size as u64) as f64;
         Ok(Row {
             id: id.into(),
@@ -223,8 +225,8 @@ impl Row {
             timing,
             resources: Some(gpu.resources(kernel)?),
             dynamic_shared_bytes: shape.shared_bytes,
-            blocks_per_sm: Some(blocks),
-            occupancy: Some(blocks as f64 * warps_per_block / gpu.info.max_warps_per_multiprocessor() as f64),
+            blocks_per_sm: blocks,
+            occupancy: blocks.map(|b| b as f64 * warps_per_block / gpu.info.max_warps_per_multiprocessor() as f64),
             skipped: None,
         })
     }

@@ -10,9 +10,9 @@
 
 #[cfg(ptx_ladder_hopper)]
 pub mod pipeline;
-pub mod schedule;
 pub mod tf32x3;
 pub mod wgmma_bf16;
+pub mod wgmma_bf16_cluster;
 pub mod wgmma_bf16_store;
 
 use crate::LaunchBounds;
@@ -30,24 +30,17 @@ use crate::matmul::tiling::Tiling;
 pub struct HopperTiling {
     pub tiling: Tiling,
     pub specialized: bool,
-    pub schedule: Schedule,
+    /// One block per multiprocessor, each walking many tiles, instead of
+    /// one block per tile.
+    pub persistent: bool,
+    /// Blocks per cluster, stacked along M: they share B's tiles, each
+    /// producer loading its part once for all of them (TMA multicast).
+    pub cluster: u32,
     /// Bytes of shared memory one stage's tiles take.
     pub stage_bytes: u32,
     /// Bytes of shared memory the epilogue stages C in (0: it stores from
     /// registers).
     pub epilogue_bytes: u32,
-}
-
-/// How tiles are dealt out to blocks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Schedule {
-    /// One block per tile.
-    OnePerTile,
-    /// One block per multiprocessor, each walking many tiles.
-    Persistent,
-    /// Persistent, with the last waves' k-steps shared out evenly
-    /// ([`schedule`]); needs a workspace.
-    StreamK,
 }
 
 /// The [`Tiling`] of a wgmma kernel whose `consumers` warpgroups each
@@ -83,17 +76,19 @@ impl HopperTiling {
 
     /// A 1D grid: one block per `tile_m`×`tile_n` tile of C, or, when
     /// persistent, one per multiprocessor (fewer if there are fewer tiles).
+    /// A cluster takes `cluster` tiles stacked along M, so the grid is a
+    /// multiple of `cluster`.
     pub const fn launch(&self, m: u32, n: u32, multiprocessors: u32) -> LaunchShape {
-        let tiles = m.div_ceil(self.tile_m()) * n.div_ceil(self.tiling.tile_n);
-        let persistent = !matches!(self.schedule, Schedule::OnePerTile);
-        let blocks = if persistent && multiprocessors < tiles { multiprocessors } else { tiles };
+        let units = m.div_ceil(self.tile_m() * self.cluster) * n.div_ceil(self.tiling.tile_n);
+        let clusters = multiprocessors / self.cluster;
+        let blocks = self.cluster * if self.persistent && clusters < units { clusters } else { units };
         LaunchShape { grid: Dim3::new(blocks, 1, 1), block: Dim3::new(self.threads(), 1, 1), shared_bytes: self.shared_bytes() }
     }
 
     /// One block per multiprocessor, all registers for it: setmaxnreg needs
     /// this cap at entry, and the non-specialized kernels need the room.
     pub const fn bounds(&self, kernel: &'static str) -> LaunchBounds {
-        LaunchBounds { kernel, max_threads: self.threads(), min_blocks_per_sm: 1 }
+        LaunchBounds { kernel, max_threads: self.threads(), min_blocks_per_sm: 1, cluster: self.cluster }
     }
 }
 
@@ -147,7 +142,7 @@ pub const KERNELS: &[HopperKernel] = &[
     wgmma_bf16::SPECIALIZED,
     wgmma_bf16::PERSISTENT,
     wgmma_bf16_store::TMA_STORE,
-    wgmma_bf16_store::STREAM_K,
+    wgmma_bf16_cluster::CLUSTERED,
     tf32x3::KERNEL,
 ];
 
@@ -241,7 +236,7 @@ pub const KERNEL_NAMES: &[&str] = &[
     wgmma_bf16::SPECIALIZED.name(),
     wgmma_bf16::PERSISTENT.name(),
     wgmma_bf16_store::TMA_STORE.name(),
-    wgmma_bf16_store::STREAM_K.name(),
+    wgmma_bf16_cluster::CLUSTERED.name(),
     tf32x3::KERNEL.name(),
     tf32x3::TF32X3_SPLIT_ROWS.name(),
     tf32x3::TF32X3_SPLIT_TRANSPOSED.name(),

@@ -16,12 +16,23 @@ use crate::gpu::hopper::mbarrier;
 pub struct Ring {
     barriers: u32,
     stages: u32,
+    /// Blocks of the cluster whose producers fill this block's stages
+    /// (TMA multicast), so whose consumers must all release a stage.
+    peers: u32,
 }
 
 impl Ring {
     /// The ring whose barriers start at shared address `barriers`.
     pub const fn new(barriers: u32, stages: u32) -> Ring {
-        Ring { barriers, stages }
+        Ring { barriers, stages, peers: 1 }
+    }
+
+    /// A ring shared by the `peers` blocks of a cluster: each producer
+    /// multicasts part of every stage into all of them, so a stage is free
+    /// only when the consumers of every block have read it, and each
+    /// consumer's release goes to every block's *empty* barrier.
+    pub const fn clustered(barriers: u32, stages: u32, peers: u32) -> Ring {
+        Ring { barriers, stages, peers }
     }
 
     pub const fn full(&self, stage: u32) -> u32 {
@@ -33,8 +44,9 @@ impl Ring {
     }
 
     /// One thread sets up every barrier: *full* expects the producer's one
-    /// arrival, *empty* one arrival per consumer warpgroup. The caller
-    /// then needs a block barrier before anyone uses them.
+    /// arrival, *empty* one arrival per consumer warpgroup of every peer.
+    /// The caller then needs a block (or cluster) barrier before anyone
+    /// uses them.
     ///
     /// # Safety
     /// The barrier addresses are shared memory reserved for the ring.
@@ -42,7 +54,7 @@ impl Ring {
         for s in 0..self.stages {
             unsafe {
                 mbarrier::init(self.full(s), 1);
-                mbarrier::init(self.empty(s), consumers);
+                mbarrier::init(self.empty(s), consumers * self.peers);
             }
         }
         crate::gpu::hopper::tma::fence_barrier_init();
@@ -79,6 +91,13 @@ impl Ring {
     /// # Safety
     /// As [`Ring::wait_full`].
     pub unsafe fn release(&self, i: u32) {
-        unsafe { mbarrier::arrive(self.empty(i % self.stages)) };
+        let empty = self.empty(i % self.stages);
+        if self.peers == 1 {
+            unsafe { mbarrier::arrive(empty) };
+        } else {
+            for rank in 0..self.peers {
+                unsafe { mbarrier::arrive_cluster(empty, rank) };
+            }
+        }
     }
 }

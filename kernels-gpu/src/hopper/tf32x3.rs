@@ -24,7 +24,7 @@
 //! the tensor cores and added to the running fp32 sum with an ordinary add,
 //! which keeps the error at rung 11's level.
 
-use super::{Entry, HopperKernel, HopperTiling, Schedule, wgmma_tiling};
+use super::{Entry, HopperKernel, HopperTiling, wgmma_tiling};
 use crate::matmul::tiling::Tiling;
 use kernels_macros::kernel;
 
@@ -39,7 +39,7 @@ const STAGE_BYTES: u32 = 4 * TILE_BYTES;
 
 pub const KERNEL: HopperKernel = HopperKernel {
     entry: Entry::Tf32x3(TF32X3_WGMMA),
-    tiling: HopperTiling { tiling: TILING, specialized: true, schedule: Schedule::OnePerTile, stage_bytes: STAGE_BYTES, epilogue_bytes: 0 },
+    tiling: HopperTiling { tiling: TILING, specialized: true, persistent: false, cluster: 1, stage_bytes: STAGE_BYTES, epilogue_bytes: 0 },
 };
 
 pub const SPLIT_THREADS: u32 = 256;

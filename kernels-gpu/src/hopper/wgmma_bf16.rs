@@ -24,7 +24,7 @@
 //!   warpgroups take them (`setmaxnreg.inc` to 232) and never wait on
 //!   copies they issue themselves.
 
-use super::{Bf16Params, Entry, HopperKernel, HopperTiling, Schedule, wgmma_tiling};
+use super::{Bf16Params, Entry, HopperKernel, HopperTiling, wgmma_tiling};
 use crate::launch::Kernel;
 use crate::matmul::tiling::Tiling;
 use kernels_macros::kernel;
@@ -38,14 +38,14 @@ const TILE_K: u32 = TILING.tile_k;
 /// A's tile (TILE_M rows × 128 bytes) then B's (TILE_K rows × TILE_N × 2 bytes).
 pub(super) const STAGE_BYTES: u32 = (TILE_M + TILE_N) * TILE_K * 2;
 
-const fn bf16(kernel: Kernel<Bf16Params>, specialized: bool, schedule: Schedule) -> HopperKernel {
-    let tiling = HopperTiling { tiling: TILING, specialized, schedule, stage_bytes: STAGE_BYTES, epilogue_bytes: 0 };
+const fn bf16(kernel: Kernel<Bf16Params>, specialized: bool, persistent: bool) -> HopperKernel {
+    let tiling = HopperTiling { tiling: TILING, specialized, persistent, cluster: 1, stage_bytes: STAGE_BYTES, epilogue_bytes: 0 };
     HopperKernel { entry: Entry::Bf16(kernel), tiling }
 }
 
-pub const PIPELINED: HopperKernel = bf16(BF16_WGMMA_TMA, false, Schedule::OnePerTile);
-pub const SPECIALIZED: HopperKernel = bf16(BF16_WGMMA_SPECIALIZED, true, Schedule::OnePerTile);
-pub const PERSISTENT: HopperKernel = bf16(BF16_WGMMA_PERSISTENT, true, Schedule::Persistent);
+pub const PIPELINED: HopperKernel = bf16(BF16_WGMMA_TMA, false, false);
+pub const SPECIALIZED: HopperKernel = bf16(BF16_WGMMA_SPECIALIZED, true, false);
+pub const PERSISTENT: HopperKernel = bf16(BF16_WGMMA_PERSISTENT, true, true);
 
 #[cfg(ptx_ladder_hopper)]
 pub(super) mod device {
@@ -62,7 +62,7 @@ pub(super) mod device {
 
     /// B's tile is copied as boxes 64 columns wide (the most one 128-byte
     /// swizzle row holds), each TILE_K rows deep.
-    const B_BOX_BYTES: u32 = 64 * TILE_K * 2;
+    pub(in crate::hopper) const B_BOX_BYTES: u32 = 64 * TILE_K * 2;
 
     /// Shared addresses of one stage's tiles.
     #[derive(Clone, Copy)]

@@ -41,6 +41,7 @@ macro_rules! gemm_kernel {
             kernel: stringify!($kernel),
             max_threads: $threads,
             min_blocks_per_sm: $blocks,
+            cluster: 1,
         }))
     };
     (@ $kernel:ident, $launch:expr, $bounds:expr) => {

@@ -69,7 +69,7 @@ const _: () = {
 pub const KERNEL: Bf16Kernel = Bf16Kernel {
     kernel: BF16_MMA_SYNC,
     launch,
-    bounds: Some(crate::LaunchBounds { kernel: "bf16_mma_sync", max_threads: THREADS, min_blocks_per_sm: 1 }),
+    bounds: Some(crate::LaunchBounds { kernel: "bf16_mma_sync", max_threads: THREADS, min_blocks_per_sm: 1, cluster: 1 }),
     #[cfg(not(target_arch = "nvptx64"))]
     emulate: bf16_mma_sync,
 };

@@ -13,7 +13,7 @@ use crate::device::Gpu;
 use crate::error::Result;
 use crate::matmul::hopper::{HopperGemm, bf16_shape_problem};
 use crate::matmul::rungs::matching;
-use kernels_gpu::hopper::{HopperKernel, wgmma_bf16, wgmma_bf16_store};
+use kernels_gpu::hopper::{HopperKernel, wgmma_bf16, wgmma_bf16_cluster, wgmma_bf16_store};
 use kernels_gpu::launch::LaunchShape;
 use kernels_gpu::matmul_bf16::{self as k, Bf16Kernel};
 
@@ -138,7 +138,7 @@ pub fn ladder() -> Vec<Bf16Rung> {
         hopper_rung!("3", "warp specialization", wgmma_bf16::SPECIALIZED),
         hopper_rung!("4", "persistent, grouped tiles", wgmma_bf16::PERSISTENT),
         hopper_rung!("5", "epilogue by TMA stores", wgmma_bf16_store::TMA_STORE),
-        hopper_rung!("6", "stream-K last waves", wgmma_bf16_store::STREAM_K),
+        hopper_rung!("6", "clusters of 2, multicast B", wgmma_bf16_cluster::CLUSTERED),
     ]
 }
 

@@ -65,3 +65,23 @@ pub unsafe fn wait(bar: u32, parity: u32) {
         }
     }
 }
+
+/// `mapa.shared::cluster.u32` then `mbarrier.arrive.shared::cluster.b64`:
+/// arrives on the mbarrier at shared address `bar` of the cluster's block
+/// `rank` (this block's own when `rank` is its rank).
+///
+/// # Safety
+/// `bar` is an initialised mbarrier in every block of the cluster, and
+/// block `rank` has not exited.
+#[inline(always)]
+pub unsafe fn arrive_cluster(bar: u32, rank: u32) {
+    unsafe {
+        core::arch::asm!(
+            "{{ .reg .b32 remote;",
+            "mapa.shared::cluster.u32 remote, {b}, {r};",
+            "mbarrier.arrive.shared::cluster.b64 _, [remote]; }}",
+            b = in(reg32) bar,
+            r = in(reg32) rank,
+        )
+    }
+}

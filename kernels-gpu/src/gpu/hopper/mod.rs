@@ -85,27 +85,21 @@ pub unsafe fn store_shared_f32x2(address: u32, x: f32, y: f32) {
     unsafe { core::arch::asm!("st.shared.v2.f32 [{a}], {{{x}, {y}}};", a = in(reg32) address, x = in(reg32) x, y = in(reg32) y) }
 }
 
-/// `st.release.gpu.global.u32`: publishes `value` at `flag` after every
-/// memory access this thread made before, or saw through a barrier:
-/// what another block's [`load_acquire`] pairs with.
-///
-/// # Safety
-/// `flag` is a valid global address.
+/// `%cluster_ctarank`: this block's rank in its cluster.
 #[cfg(ptx_ladder_hopper)]
 #[inline(always)]
-pub unsafe fn store_release(flag: *mut u32, value: u32) {
-    unsafe { core::arch::asm!("st.release.gpu.global.u32 [{f}], {v};", f = in(reg64) flag, v = in(reg32) value) }
+pub fn cluster_rank() -> u32 {
+    let rank: u32;
+    unsafe { core::arch::asm!("mov.u32 {r}, %cluster_ctarank;", r = out(reg32) rank, options(pure, nomem, nostack)) };
+    rank
 }
 
-/// `ld.acquire.gpu.global.u32`: reads `flag`; accesses after it see
-/// everything published before the [`store_release`] that wrote the value.
-///
-/// # Safety
-/// `flag` is a valid global address.
+/// `barrier.cluster.arrive` + `barrier.cluster.wait`: every thread of every
+/// block of the cluster waits here; shared-memory writes before it (such as
+/// mbarrier initialisation) are visible to the whole cluster after it.
+/// (Not the `.aligned` forms, for the reason [`sync_named`] gives.)
 #[cfg(ptx_ladder_hopper)]
 #[inline(always)]
-pub unsafe fn load_acquire(flag: *const u32) -> u32 {
-    let value: u32;
-    unsafe { core::arch::asm!("ld.acquire.gpu.global.u32 {v}, [{f}];", v = out(reg32) value, f = in(reg64) flag) };
-    value
+pub fn sync_cluster() {
+    unsafe { core::arch::asm!("barrier.cluster.arrive;", "barrier.cluster.wait;") }
 }

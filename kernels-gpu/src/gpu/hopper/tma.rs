@@ -93,3 +93,26 @@ pub fn wait_group_all() {
 pub fn fence_proxy_async_shared() {
     unsafe { core::arch::asm!("fence.proxy.async.shared::cta;") }
 }
+
+/// `cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster`:
+/// as [`load_2d`], but the box lands at the same shared address `dst` in
+/// every block of the cluster named in `mask` (bit `r` for rank `r`), and
+/// each of them counts the bytes on its own mbarrier at address `bar`.
+/// One read of L2 feeds several multiprocessors.
+///
+/// # Safety
+/// As [`load_2d`], in every block of `mask`; those blocks are running.
+#[inline(always)]
+pub unsafe fn load_2d_multicast(dst: u32, map: *const TensorMap, bar: u32, x: u32, y: u32, mask: u16) {
+    unsafe {
+        core::arch::asm!(
+            "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [{d}], [{m}, {{{x}, {y}}}], [{b}], {k};",
+            d = in(reg32) dst,
+            m = in(reg64) map,
+            x = in(reg32) x,
+            y = in(reg32) y,
+            b = in(reg32) bar,
+            k = in(reg16) mask,
+        )
+    }
+}
