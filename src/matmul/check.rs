@@ -46,8 +46,13 @@ impl Problem {
 
     /// FLOPs of the product: 2·M·N·K.
     pub fn flops(&self) -> f64 {
-        2.0 * self.m as f64 * self.n as f64 * self.k as f64
+        gemm_flops((self.m, self.n, self.k))
     }
+}
+
+/// FLOPs of an `m`×`n`×`k` GEMM: 2·M·N·K (a multiply and an add per term).
+pub fn gemm_flops((m, n, k): (u32, u32, u32)) -> f64 {
+    2.0 * m as f64 * n as f64 * k as f64
 }
 
 /// The f64 reference for some rows of C.

@@ -1,7 +1,7 @@
 //! Runs the ladder on the GPU: every selected rung and cuBLAS on the same
 //! device buffers, each checked against the f64 reference and then timed.
 
-use super::check::{Problem, Reference, Verdict, reference, reference_rows, verdict};
+use super::check::{Problem, Reference, Verdict, gemm_flops, reference, reference_rows, verdict};
 use super::cublas::Cublas;
 use super::dtype::{Dtype, TF32_TOLERANCE};
 use super::hopper::HopperGemm;
@@ -72,7 +72,7 @@ impl GemmBuffers {
     }
 
     pub fn flops(&self) -> f64 {
-        2.0 * self.size.0 as f64 * self.size.1 as f64 * self.size.2 as f64
+        gemm_flops(self.size)
     }
 
     /// The kernel arguments for these buffers.
@@ -212,9 +212,7 @@ impl Row {
         timing: Option<Timing>,
         flops: f64,
     ) -> Result<Row> {
-        // The occupancy API may decline a kernel with a required cluster
-        // shape; the row then shows no occupancy rather than failing.
-        let blocks = gpu.resident_blocks(kernel, shape).ok();
+        let blocks = gpu.resident_blocks(kernel, shape)?;
         let warps_per_block = shape.block.volume().div_ceil(gpu.info.warp_size as u64) as f64;
         Ok(Row {
             id: id.into(),
@@ -225,8 +223,8 @@ impl Row {
             timing,
             resources: Some(gpu.resources(kernel)?),
             dynamic_shared_bytes: shape.shared_bytes,
-            blocks_per_sm: blocks,
-            occupancy: blocks.map(|b| b as f64 * warps_per_block / gpu.info.max_warps_per_multiprocessor() as f64),
+            blocks_per_sm: Some(blocks),
+            occupancy: Some(blocks as f64 * warps_per_block / gpu.info.max_warps_per_multiprocessor() as f64),
             skipped: None,
         })
     }

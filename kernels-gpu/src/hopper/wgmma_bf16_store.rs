@@ -13,7 +13,7 @@
 //! checks. Two staging buffers per consumer alternate: while TMA reads
 //! one, the threads fill the other.
 
-use super::{Entry, HopperKernel, HopperTiling, wgmma_tiling};
+use super::{Entry, HopperKernel, HopperTiling};
 use crate::matmul::tiling::Tiling;
 use kernels_macros::kernel;
 
@@ -34,9 +34,9 @@ const BOX_COLS: u32 = C_BOX_COLS;
 const BOX_BYTES: u32 = C_BOX_ROWS * BOX_COLS * 4;
 pub(super) const CHUNK_BYTES: u32 = CHUNK_COLS / BOX_COLS * BOX_BYTES;
 
-/// As the persistent rung: 4 stages of 48 KB, and 32 KB of staging
+/// The persistent rung's: 4 stages of 48 KB, and 32 KB of staging
 /// buffers still fit in the 227 KB a block may have.
-pub const TILING: Tiling = wgmma_tiling(2, 256, 64, 4);
+pub const TILING: Tiling = super::wgmma_bf16::TILING;
 const TILE_M: u32 = TILING.tile_m;
 const CONSUMERS: u32 = TILE_M / 64;
 pub(super) const EPILOGUE_BYTES: u32 = CONSUMERS * BUFFERS * CHUNK_BYTES;

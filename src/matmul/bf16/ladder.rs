@@ -5,7 +5,7 @@ use super::problem::{Bf16Problem, reference};
 use super::rungs::Bf16Rung;
 use crate::device::{Gpu, Timing, pointer};
 use crate::error::{Context as _, Result};
-use crate::matmul::check::{Reference, reference_rows, verdict};
+use crate::matmul::check::{Reference, gemm_flops, reference_rows, verdict};
 use crate::matmul::cublas::Cublas;
 use crate::matmul::dtype::Dtype;
 use crate::matmul::ladder::{Options, Report, Row, time, validate_size};
@@ -66,7 +66,7 @@ impl Bf16Buffers {
     }
 
     pub fn flops(&self) -> f64 {
-        2.0 * self.size.0 as f64 * self.size.1 as f64 * self.size.2 as f64
+        gemm_flops(self.size)
     }
 
     pub fn args(&self) -> Bf16Args<'_> {
