@@ -39,7 +39,15 @@ const STAGE_BYTES: u32 = 4 * TILE_BYTES;
 
 pub const KERNEL: HopperKernel = HopperKernel {
     entry: Entry::Tf32x3(TF32X3_WGMMA),
-    tiling: HopperTiling { tiling: TILING, specialized: true, persistent: false, cluster: 1, stage_bytes: STAGE_BYTES, epilogue_bytes: 0 },
+    tiling: HopperTiling {
+        tiling: TILING,
+        specialized: true,
+        persistent: false,
+        cluster: 1,
+        stage_bytes: STAGE_BYTES,
+        epilogue_bytes: 0,
+        store_rows: 0,
+    },
 };
 
 pub const SPLIT_THREADS: u32 = 256;

@@ -39,7 +39,8 @@ const TILE_K: u32 = TILING.tile_k;
 pub(super) const STAGE_BYTES: u32 = (TILE_M + TILE_N) * TILE_K * 2;
 
 const fn bf16(kernel: Kernel<Bf16Params>, specialized: bool, persistent: bool) -> HopperKernel {
-    let tiling = HopperTiling { tiling: TILING, specialized, persistent, cluster: 1, stage_bytes: STAGE_BYTES, epilogue_bytes: 0 };
+    let tiling =
+        HopperTiling { tiling: TILING, specialized, persistent, cluster: 1, stage_bytes: STAGE_BYTES, epilogue_bytes: 0, store_rows: 0 };
     HopperKernel { entry: Entry::Bf16(kernel), tiling }
 }
 

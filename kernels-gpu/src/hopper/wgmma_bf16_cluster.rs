@@ -37,6 +37,7 @@ pub const CLUSTERED: HopperKernel = HopperKernel {
         cluster: CLUSTER,
         stage_bytes: super::wgmma_bf16::STAGE_BYTES,
         epilogue_bytes: super::wgmma_bf16_store::EPILOGUE_BYTES,
+        store_rows: super::wgmma_bf16_store::C_BOX_ROWS,
     },
 };
 
@@ -79,13 +80,13 @@ mod device {
     }
 
     #[inline(always)]
-    pub unsafe fn body(m: u32, n: u32, k: u32, maps: *const TensorMap) {
+    pub unsafe fn body<const BAND: u32, const EPI: u32, const LAG: u32>(m: u32, n: u32, k: u32, maps: *const TensorMap, c: *mut f32) {
         let t = gpu::thread_idx().x;
         let rank = cluster_rank();
         let base = shared_address(gpu::dynamic_shared::<u8>());
         let tiles = Stages { first: base.next_multiple_of(ATOM_BYTES) };
         let staging = tiles.a(STAGES);
-        let ring = Ring::clustered(staging + EPILOGUE_BYTES, STAGES, CLUSTER);
+        let ring = Ring::clustered(staging + if EPI == 2 { 0 } else { EPILOGUE_BYTES }, STAGES, CLUSTER);
         if t == 0 {
             unsafe { ring.init(CONSUMERS) };
         }
@@ -100,7 +101,7 @@ mod device {
         let pairs = grid.0 * grid.1;
         let (first, stride) = (gpu::block_idx().x / CLUSTER, gpu::grid_dim().x / CLUSTER);
         let origin = |pair: u32| {
-            let (row0, col0) = super::super::tile_origin(pair, grid, 8 / CLUSTER, (TILE_M * CLUSTER, TILE_N));
+            let (row0, col0) = super::super::tile_origin(pair, grid, BAND, (TILE_M * CLUSTER, TILE_N));
             (row0 + TILE_M * rank, col0)
         };
         let warpgroup = t / WARPGROUP_THREADS;
@@ -121,10 +122,33 @@ mod device {
             let consumer = warpgroup - 1;
             let staging = staging + consumer * BUFFERS * CHUNK_BYTES;
             let (mut i, mut pair) = (0, first);
+            if LAG > 0 && consumer == 1 && pair < pairs {
+                crate::gpu::hopper::sync_named(3, 2 * WARPGROUP_THREADS);
+            }
+            let mut firsttile = true;
             while pair < pairs {
                 let (row0, col0) = origin(pair);
-                let acc = unsafe { mainloop(&ring, tiles, consumer, &mut i, k_tiles, |_, _| {}) };
-                unsafe { store_tile(&acc, staging, maps.add(2), (row0 + 64 * consumer, col0), consumer) };
+                let hook = |kt: u32, _| {
+                    if LAG > 0 && consumer == 0 && firsttile && kt == LAG - 1 {
+                        crate::gpu::hopper::arrive_named(3, 2 * WARPGROUP_THREADS);
+                    }
+                };
+                let acc = unsafe { mainloop(&ring, tiles, consumer, &mut i, k_tiles, hook) };
+                firsttile = false;
+                if EPI == 0 {
+                    unsafe { store_tile(&acc, staging, maps.add(2), (row0 + 64 * consumer, col0), consumer) };
+                } else if EPI == 2 {
+                    unsafe {
+                        crate::hopper::store_accumulators(
+                            &acc,
+                            crate::hopper::Scale::NONE,
+                            c,
+                            (m, n),
+                            (row0 + 64 * consumer, col0),
+                            t % WARPGROUP_THREADS,
+                        )
+                    };
+                }
                 pair += stride;
             }
             if t % WARPGROUP_THREADS == 0 {
@@ -143,5 +167,48 @@ mod device {
 /// multiprocessor, an even grid.
 #[kernel(sm_90a)]
 pub unsafe fn bf16_wgmma_cluster(m: u32, n: u32, k: u32, maps: *const u64) {
-    unsafe { device::body(m, n, k, maps.cast()) }
+    unsafe { device::body::<4, 0, 0>(m, n, k, maps.cast(), core::ptr::null_mut()) }
 }
+
+#[kernel(sm_90a)]
+pub unsafe fn x_g2(m: u32, n: u32, k: u32, maps: *const u64) {
+    unsafe { device::body::<2, 0, 0>(m, n, k, maps.cast(), core::ptr::null_mut()) }
+}
+pub const K_X_G2: HopperKernel = HopperKernel { entry: Entry::Bf16Store(X_G2), ..CLUSTERED };
+
+#[kernel(sm_90a)]
+pub unsafe fn x_g8(m: u32, n: u32, k: u32, maps: *const u64) {
+    unsafe { device::body::<8, 0, 0>(m, n, k, maps.cast(), core::ptr::null_mut()) }
+}
+pub const K_X_G8: HopperKernel = HopperKernel { entry: Entry::Bf16Store(X_G8), ..CLUSTERED };
+
+#[kernel(sm_90a)]
+pub unsafe fn x_g16(m: u32, n: u32, k: u32, maps: *const u64) {
+    unsafe { device::body::<16, 0, 0>(m, n, k, maps.cast(), core::ptr::null_mut()) }
+}
+pub const K_X_G16: HopperKernel = HopperKernel { entry: Entry::Bf16Store(X_G16), ..CLUSTERED };
+
+#[kernel(sm_90a)]
+pub unsafe fn x_noepi(m: u32, n: u32, k: u32, maps: *const u64) {
+    unsafe { device::body::<4, 1, 0>(m, n, k, maps.cast(), core::ptr::null_mut()) }
+}
+pub const K_X_NOEPI: HopperKernel = HopperKernel { entry: Entry::Bf16Store(X_NOEPI), ..CLUSTERED };
+
+#[kernel(sm_90a)]
+pub unsafe fn x_lag1(m: u32, n: u32, k: u32, maps: *const u64) {
+    unsafe { device::body::<4, 0, 1>(m, n, k, maps.cast(), core::ptr::null_mut()) }
+}
+pub const K_X_LAG1: HopperKernel = HopperKernel { entry: Entry::Bf16Store(X_LAG1), ..CLUSTERED };
+
+#[kernel(sm_90a)]
+pub unsafe fn x_lag2(m: u32, n: u32, k: u32, maps: *const u64) {
+    unsafe { device::body::<4, 0, 2>(m, n, k, maps.cast(), core::ptr::null_mut()) }
+}
+pub const K_X_LAG2: HopperKernel = HopperKernel { entry: Entry::Bf16Store(X_LAG2), ..CLUSTERED };
+
+#[kernel(sm_90a)]
+pub unsafe fn x_direct(m: u32, n: u32, k: u32, maps: *const u64, c: *mut f32) {
+    unsafe { device::body::<4, 2, 0>(m, n, k, maps.cast(), c) }
+}
+pub const K_X_DIRECT: HopperKernel =
+    HopperKernel { entry: Entry::Bf16(X_DIRECT), tiling: HopperTiling { epilogue_bytes: 0, store_rows: 0, ..CLUSTERED.tiling } };

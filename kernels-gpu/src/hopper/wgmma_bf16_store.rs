@@ -50,6 +50,7 @@ pub const TMA_STORE: HopperKernel = HopperKernel {
         cluster: 1,
         stage_bytes: super::wgmma_bf16::STAGE_BYTES,
         epilogue_bytes: EPILOGUE_BYTES,
+        store_rows: C_BOX_ROWS,
     },
 };
 

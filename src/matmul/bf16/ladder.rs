@@ -2,13 +2,13 @@
 //! rung on the same device buffers, each checked and then timed.
 
 use super::problem::{Bf16Problem, reference};
-use super::rungs::Bf16Rung;
+use super::rungs::{Arch, Bf16Rung};
 use crate::device::{Gpu, Timing, pointer};
 use crate::error::{Context as _, Result};
 use crate::matmul::check::{Reference, gemm_flops, reference_rows, verdict};
 use crate::matmul::cublas::Cublas;
 use crate::matmul::dtype::Dtype;
-use crate::matmul::ladder::{Options, Report, Row, time, validate_size};
+use crate::matmul::ladder::{Options, Report, Row, preheat, time, validate_size};
 use cust::memory::DeviceBuffer;
 use kernels_gpu::matmul_bf16::Bf16Kernel;
 
@@ -114,9 +114,15 @@ pub fn prepare(gpu: &Gpu, options: &Options, progress: &mut dyn FnMut(&str)) -> 
 pub fn run(gpu: &Gpu, rungs: &[Bf16Rung], options: &Options, progress: &mut dyn FnMut(&str)) -> Result<Report> {
     let (mut buffers, reference) = prepare(gpu, options, progress)?;
     let flops = buffers.flops();
+    if gpu.is_hopper() && rungs.iter().any(|r| r.arch == Arch::Hopper) {
+        // Compiled now rather than between two timed rows (see the SGEMM ladder).
+        gpu.hopper_module()?;
+    }
     progress("cuBLAS BF16 GEMM (baseline)");
     let cublas = match Cublas::load(gpu) {
         Ok(cublas) => {
+            let args = buffers.args();
+            preheat(gpu, options.reps, &mut || cublas.run(gpu, &args))?;
             let (c, timing) = measure(gpu, &mut buffers, &cublas, &reference, options.reps, options.warmup)?;
             let title = format!("{} BF16", cublas.version_string());
             Ok(Row::library(title, "cublasGemmEx bf16 -> f32", verdict(&reference, &c), timing, flops))

@@ -74,6 +74,22 @@ pub fn sync_named(id: u32, threads: u32) {
     unsafe { core::arch::asm!("barrier.sync {i}, {n};", i = in(reg32) id, n = in(reg32) threads) }
 }
 
+/// `bar.warp.sync 0xffffffff`: the warp's lanes wait for each other, and
+/// their shared-memory writes before it are visible to each other after.
+#[cfg(ptx_ladder_hopper)]
+#[inline(always)]
+pub fn sync_warp() {
+    unsafe { core::arch::asm!("bar.warp.sync 0xffffffff;") }
+}
+
+/// `barrier.arrive id, threads`: counts this thread in on named barrier
+/// `id` without waiting for it.
+#[cfg(ptx_ladder_hopper)]
+#[inline(always)]
+pub fn arrive_named(id: u32, threads: u32) {
+    unsafe { core::arch::asm!("barrier.arrive {i}, {n};", i = in(reg32) id, n = in(reg32) threads) }
+}
+
 /// `st.shared.v2.f32 [address], {x, y}`: eight bytes at a shared-window
 /// address.
 ///
