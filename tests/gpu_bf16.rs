@@ -23,6 +23,8 @@ const SHAPES: &[(u32, u32, u32)] = &[
     (255, 264, 136),
     (4097, 1024, 520),
     (2056, 4104, 520),
+    // Several tiles per cluster with fewer k-tiles than rung 7 keeps chunks.
+    (2056, 4104, 136),
 ];
 
 #[test]

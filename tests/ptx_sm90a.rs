@@ -85,9 +85,14 @@ fn rung_5_stores_c_with_tma_from_fenced_shared_memory() {
 }
 
 #[test]
-fn rung_6_runs_in_pairs_that_share_b_by_multicast() {
-    let body = entry("bf16_wgmma_cluster");
-    assert!(body.contains(".reqnctapercluster 2, 1, 1\n"), "no cluster shape: an ordinary launch would not form pairs");
+fn rungs_6_and_7_run_in_pairs_that_share_b_by_multicast() {
+    for name in ["bf16_wgmma_cluster", "bf16_wgmma_deferred"] {
+        clustered(name, entry(name));
+    }
+}
+
+fn clustered(name: &str, body: &str) {
+    assert!(body.contains(".reqnctapercluster 2, 1, 1\n"), "{name}: no cluster shape, an ordinary launch would not form pairs");
     assert_eq!(body.matches(".multicast::cluster").count() % 2, 0);
     assert!(body.contains("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"));
     // Releases reach the peer's empty barriers through `mapa`. A
@@ -96,4 +101,23 @@ fn rung_6_runs_in_pairs_that_share_b_by_multicast() {
     assert!(!body.contains("arrive.release.cluster"));
     assert!(body.contains("barrier.cluster.arrive;") && body.contains("barrier.cluster.wait;"));
     assert!(!body.contains("barrier.cluster.arrive.aligned"));
+}
+
+#[test]
+fn rung_7_stores_per_warp_and_half_a_tile_while_the_next_one_multiplies() {
+    let body = entry("bf16_wgmma_deferred");
+    // Each warp stages its own 16-row boxes: warp barriers only, no named
+    // or block-wide barrier, two slots (a store may still read the other).
+    assert!(body.contains("bar.warp.sync"));
+    assert!(!body.contains("barrier.sync") && !body.contains("bar.sync"), "a barrier wider than a warp");
+    assert!(body.contains("cp.async.bulk.wait_group.read 1;") && body.contains("fence.proxy.async.shared::cta"));
+    assert!(!body.contains("st.global"), "C stored from registers");
+    // The kept half: one TMA store after each of the first four k-tiles'
+    // wgmmas are issued and before they are waited for.
+    let overlapped = body
+        .split("wgmma.commit_group.sync.aligned;")
+        .skip(1)
+        .filter(|after| after.split("wgmma.wait_group.sync.aligned").next().unwrap().contains("cp.async.bulk.tensor.2d.global.shared::cta"))
+        .count();
+    assert_eq!(overlapped, 4, "stores of the kept half while wgmmas run");
 }

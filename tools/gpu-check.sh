@@ -3,14 +3,29 @@
 # tools/bundle-gpu-tests.sh filled gpu-bundle/. Every step runs even if an
 # earlier one fails; logs and artefacts go to $OUT (or ./gpu-out).
 #   tools/gpu-check.sh [steps...]
-#   steps: info vecadd tests labs memory tune matmul bf16 large bench sanitize ptxas profile
+#   steps: info vecadd tests labs memory tune matmul bf16 large bench sanitize sanitize-bf16 ptxas profile
 OUT=${OUT:-gpu-out}
 mkdir -p "$OUT"
 B=gpu-bundle
 export PATH=$PATH:/usr/local/cuda/bin
 steps=${*:-info vecadd tests tune sanitize ptxas}
 step() { echo; echo "=== $* ($(date +%T))"; }
+# The BF16 rungs under compute-sanitizer --tool $1: all of them at an odd
+# shape, and the clustered ones with several tiles per cluster.
+sanitize_bf16() {
+    local tool=$1
+    step "compute-sanitizer --tool $tool, the BF16 rungs at 255x264x136 and 1040x4104x136"
+    compute-sanitizer --tool $tool --error-exitcode 9 $B/ptx-ladder matmul --dtype bf16 --m 255 --n 264 --k 136 --reps 1 --warmup 0 \
+        > "$OUT/sanitizer-bf16-$tool.txt" 2>&1
+    echo "exit code $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Error|Hazard" "$OUT/sanitizer-bf16-$tool.txt" | head -5
+    # The clustered rungs with several tiles per cluster and only 3 k-tiles each.
+    compute-sanitizer --tool $tool --error-exitcode 9 $B/ptx-ladder matmul --dtype bf16 --m 1040 --n 4104 --k 136 --rungs 6,7 --reps 1 --warmup 0 \
+        > "$OUT/sanitizer-bf16-tiles-$tool.txt" 2>&1
+    echo "exit code $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Error|Hazard" "$OUT/sanitizer-bf16-tiles-$tool.txt" | head -5
+}
 for s in $steps; do case $s in
+sanitize-bf16)
+    for tool in memcheck racecheck synccheck; do sanitize_bf16 $tool; done ;;
 info)
     step "nvidia-smi"; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv
     step "ptx-ladder info"; $B/ptx-ladder info ;;
@@ -52,9 +67,7 @@ sanitize)
         compute-sanitizer --tool $tool --error-exitcode 9 $B/ptx-ladder matmul --m 255 --n 264 --k 136 --rungs 12 --no-cpu --reps 1 --warmup 0 \
             > "$OUT/sanitizer-hopper-$tool.txt" 2>&1
         echo "exit code $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Error|Hazard" "$OUT/sanitizer-hopper-$tool.txt" | head -5
-        compute-sanitizer --tool $tool --error-exitcode 9 $B/ptx-ladder matmul --dtype bf16 --m 255 --n 264 --k 136 --reps 1 --warmup 0 \
-            > "$OUT/sanitizer-bf16-$tool.txt" 2>&1
-        echo "exit code $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Error|Hazard" "$OUT/sanitizer-bf16-$tool.txt" | head -5
+        sanitize_bf16 $tool
         step "compute-sanitizer --tool $tool, the memory lab's kernels (--quick)"
         compute-sanitizer --tool $tool --error-exitcode 9 $B/ptx-ladder memory --quick --max-mib 1 > "$OUT/sanitizer-memory-$tool.txt" 2>&1
         echo "exit code $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/sanitizer-memory-$tool.txt" | head -3

@@ -71,7 +71,6 @@ type EncodeTiledFn = unsafe extern "C" fn(
 
 /// `CU_TENSOR_MAP_SWIZZLE_128B`: the layout wgmma's descriptors describe.
 const SWIZZLE_128B: u32 = 3;
-const SWIZZLE_64B: u32 = 2;
 /// `CU_TENSOR_MAP_L2_PROMOTION_L2_256B`: fetch whole 256-byte L2 lines.
 const L2_PROMOTION_256B: u32 = 3;
 
@@ -102,8 +101,6 @@ pub fn tensor_map(tile: &TmaTile) -> Result<TensorMap> {
             tile.pitch
         )));
     }
-    // The swizzle whose rows are the box's rows: 128 bytes (or 64).
-    let swizzle = if tile.box_cols as u64 * bytes == 64 { SWIZZLE_64B } else { SWIZZLE_128B };
     let encode = cuda12()?.encode_tiled;
     let mut map = TensorMap([0; 16]);
     let dims = [tile.cols, tile.rows];
@@ -121,7 +118,7 @@ pub fn tensor_map(tile: &TmaTile) -> Result<TensorMap> {
             boxes.as_ptr(),
             element_strides.as_ptr(),
             0,
-            swizzle,
+            SWIZZLE_128B,
             L2_PROMOTION_256B,
             0,
         )

@@ -73,18 +73,18 @@ impl HopperGemm {
         }
         let (m, n, k) = size;
         let tiling = kernel.tiling;
-        let tile = |address, rows: u32, cols: u32, box_rows, box_cols| TmaTile {
+        let tile = |address, rows: u32, cols: u32, box_rows| TmaTile {
             element: TmaElement::Bf16,
             address,
             rows: rows as u64,
             cols: cols as u64,
             pitch: cols as u64,
             box_rows,
-            box_cols,
+            box_cols: 64,
         };
         let mut maps = vec![
-            tensor_map(&tile(address(pointer(a)), m, k, tiling.tile_m(), tiling.tiling.tile_k))?,
-            tensor_map(&tile(address(pointer(b)), k, n, tiling.tiling.tile_k, 64))?,
+            tensor_map(&tile(address(pointer(a)), m, k, tiling.tile_m()))?,
+            tensor_map(&tile(address(pointer(b)), k, n, tiling.tiling.tile_k))?,
         ];
         let shape = launch_shape(gpu, &kernel, size);
         let mut stored_c = None;
@@ -95,7 +95,7 @@ impl HopperGemm {
                 rows: m as u64,
                 cols: n as u64,
                 pitch: n as u64,
-                box_rows: tiling.store_rows,
+                box_rows: kernel.tiling.store_rows,
                 box_cols: wgmma_bf16_store::C_BOX_COLS,
             };
             maps.push(tensor_map(&c_tile)?);

@@ -13,7 +13,7 @@ pub mod pipeline;
 pub mod tf32x3;
 pub mod wgmma_bf16;
 pub mod wgmma_bf16_cluster;
-pub mod wgmma_bf16_overlap;
+pub mod wgmma_bf16_deferred;
 pub mod wgmma_bf16_store;
 
 use crate::LaunchBounds;
@@ -42,7 +42,7 @@ pub struct HopperTiling {
     /// Bytes of shared memory the epilogue stages C in (0: it stores from
     /// registers).
     pub epilogue_bytes: u32,
-    /// Rows of C in one TMA store (0: C is stored from registers).
+    /// Rows of C one TMA store writes (0: C is stored from registers).
     pub store_rows: u32,
 }
 
@@ -146,21 +146,8 @@ pub const KERNELS: &[HopperKernel] = &[
     wgmma_bf16::PERSISTENT,
     wgmma_bf16_store::TMA_STORE,
     wgmma_bf16_cluster::CLUSTERED,
+    wgmma_bf16_deferred::DEFERRED,
     tf32x3::KERNEL,
-    wgmma_bf16_cluster::K_X_G2,
-    wgmma_bf16_cluster::K_X_G8,
-    wgmma_bf16_cluster::K_X_G16,
-    wgmma_bf16_cluster::K_X_NOEPI,
-    wgmma_bf16_cluster::K_X_LAG1,
-    wgmma_bf16_cluster::K_X_LAG2,
-    wgmma_bf16_cluster::K_X_DIRECT,
-    wgmma_bf16_overlap::O1,
-    wgmma_bf16_overlap::O2,
-    wgmma_bf16_overlap::O3,
-    wgmma_bf16_overlap::O4,
-    wgmma_bf16_overlap::O5,
-    wgmma_bf16_overlap::O6,
-    wgmma_bf16_overlap::O7,
 ];
 
 /// Launch bounds of the sm_90a module's kernels, for the builder.
@@ -187,7 +174,7 @@ fn tile_origin(tile: u32, (rows, cols): (u32, u32), group_m: u32, (tile_m, tile_
 /// BLAS's epilogue, `C = alpha·acc + beta·C`; C is not read when beta is 0.
 #[cfg(ptx_ladder_hopper)]
 #[derive(Clone, Copy)]
-pub(crate) struct Scale {
+struct Scale {
     alpha: f32,
     beta: f32,
 }
@@ -195,7 +182,7 @@ pub(crate) struct Scale {
 #[cfg(ptx_ladder_hopper)]
 impl Scale {
     /// `C = acc`.
-    pub(crate) const NONE: Scale = Scale { alpha: 1.0, beta: 0.0 };
+    const NONE: Scale = Scale { alpha: 1.0, beta: 0.0 };
 
     #[inline(always)]
     fn apply(self, acc: f32, c: *const f32) -> f32 {
@@ -213,7 +200,7 @@ impl Scale {
 /// `c` is an `m`×`n` matrix; `thread` is the thread's rank in its warpgroup.
 #[cfg(ptx_ladder_hopper)]
 #[inline(always)]
-pub(crate) unsafe fn store_accumulators<const N: usize>(
+unsafe fn store_accumulators<const N: usize>(
     acc: &[f32; N],
     scale: Scale,
     c: *mut f32,
@@ -254,21 +241,8 @@ pub const KERNEL_NAMES: &[&str] = &[
     wgmma_bf16::PERSISTENT.name(),
     wgmma_bf16_store::TMA_STORE.name(),
     wgmma_bf16_cluster::CLUSTERED.name(),
+    wgmma_bf16_deferred::DEFERRED.name(),
     tf32x3::KERNEL.name(),
-    wgmma_bf16_cluster::K_X_G2.name(),
-    wgmma_bf16_cluster::K_X_G8.name(),
-    wgmma_bf16_cluster::K_X_G16.name(),
-    wgmma_bf16_cluster::K_X_NOEPI.name(),
-    wgmma_bf16_cluster::K_X_LAG1.name(),
-    wgmma_bf16_cluster::K_X_LAG2.name(),
-    wgmma_bf16_cluster::K_X_DIRECT.name(),
-    wgmma_bf16_overlap::O1.name(),
-    wgmma_bf16_overlap::O2.name(),
-    wgmma_bf16_overlap::O3.name(),
-    wgmma_bf16_overlap::O4.name(),
-    wgmma_bf16_overlap::O5.name(),
-    wgmma_bf16_overlap::O6.name(),
-    wgmma_bf16_overlap::O7.name(),
     tf32x3::TF32X3_SPLIT_ROWS.name(),
     tf32x3::TF32X3_SPLIT_TRANSPOSED.name(),
 ];

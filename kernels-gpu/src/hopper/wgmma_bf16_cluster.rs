@@ -23,7 +23,7 @@ use crate::matmul::tiling::Tiling;
 use kernels_macros::kernel;
 
 /// Blocks per cluster, stacked along M.
-const CLUSTER: u32 = 2;
+pub(super) const CLUSTER: u32 = 2;
 
 /// Rung 5's tiles, stages and staging.
 pub const TILING: Tiling = super::wgmma_bf16_store::TILING;
@@ -42,7 +42,7 @@ pub const CLUSTERED: HopperKernel = HopperKernel {
 };
 
 #[cfg(ptx_ladder_hopper)]
-mod device {
+pub(super) mod device {
     use super::*;
     use crate::gpu;
     use crate::gpu::hopper::descriptor::ATOM_BYTES;
@@ -65,90 +65,118 @@ mod device {
     const B_BOXES_EACH: u32 = TILE_N / 64 / CLUSTER;
     const EVERY_BLOCK: u16 = (1 << CLUSTER) - 1;
 
-    /// The producer's work for k-tile `kt`: this block's A tile, and its
-    /// share of B's boxes for every block of the cluster.
-    #[inline(always)]
-    unsafe fn produce(ring: &Ring, tiles: Stages, maps: *const TensorMap, i: u32, kt: u32, (row0, col0): (u32, u32), rank: u32) {
-        unsafe {
-            let s = ring.acquire(i, STAGE_BYTES);
-            tma::load_2d(tiles.a(s), maps, ring.full(s), kt * TILE_K, row0);
-            for j in 0..B_BOXES_EACH {
-                let b = rank * B_BOXES_EACH + j;
-                tma::load_2d_multicast(tiles.b(s) + b * B_BOX_BYTES, maps.add(1), ring.full(s), col0 + 64 * b, kt * TILE_K, EVERY_BLOCK);
+    /// What a block of a clustered rung sets up before its warpgroups part:
+    /// the stages, the staging area after them, the ring shared with the
+    /// other block, and the walk of the cluster over pairs of tiles.
+    pub(in crate::hopper) struct ClusterBlock {
+        pub(in crate::hopper) tiles: Stages,
+        /// First byte after the stages: the epilogue's staging.
+        pub(in crate::hopper) staging: u32,
+        pub(in crate::hopper) ring: Ring,
+        pub(in crate::hopper) k_tiles: u32,
+        rank: u32,
+        /// Pairs of tiles (TILE_M·CLUSTER rows × TILE_N columns) along M and N.
+        grid: (u32, u32),
+        /// Pairs per band of the walk (see [`super::super::tile_origin`]).
+        band: u32,
+    }
+
+    impl ClusterBlock {
+        /// Lays out shared memory (`staging_bytes` of staging), has thread
+        /// 0 set up the ring, and waits until both blocks have done so.
+        #[inline(always)]
+        pub(in crate::hopper) unsafe fn new((m, n, k): (u32, u32, u32), staging_bytes: u32, band: u32) -> ClusterBlock {
+            let base = shared_address(gpu::dynamic_shared::<u8>());
+            let tiles = Stages { first: base.next_multiple_of(ATOM_BYTES) };
+            let staging = tiles.a(STAGES);
+            let ring = Ring::clustered(staging + staging_bytes, STAGES, CLUSTER);
+            if gpu::thread_idx().x == 0 {
+                unsafe { ring.init(CONSUMERS) };
+            }
+            // Both blocks' barriers exist before either producer multicasts or
+            // either consumer arrives remotely.
+            sync_cluster();
+            let grid = (m.div_ceil(TILE_M * CLUSTER), n.div_ceil(TILE_N));
+            ClusterBlock { tiles, staging, ring, k_tiles: k.div_ceil(TILE_K), rank: cluster_rank(), grid, band }
+        }
+
+        /// The pairs this cluster computes, in order: `pair` from the first
+        /// up to (not including) [`ClusterBlock::pairs`].
+        pub(in crate::hopper) fn first_and_stride(&self) -> (u32, u32) {
+            (gpu::block_idx().x / CLUSTER, gpu::grid_dim().x / CLUSTER)
+        }
+
+        pub(in crate::hopper) fn pairs(&self) -> u32 {
+            self.grid.0 * self.grid.1
+        }
+
+        /// Where this block's tile of pair number `pair` starts in C.
+        #[inline(always)]
+        pub(in crate::hopper) fn origin(&self, pair: u32) -> (u32, u32) {
+            let (row0, col0) = super::super::tile_origin(pair, self.grid, self.band, (TILE_M * CLUSTER, TILE_N));
+            (row0 + TILE_M * self.rank, col0)
+        }
+
+        /// The producer thread's whole work: every k-tile of every pair, in
+        /// the ring's order.
+        #[inline(always)]
+        pub(in crate::hopper) unsafe fn produce_all(&self, maps: *const TensorMap) {
+            let (first, stride) = self.first_and_stride();
+            let (mut i, mut pair) = (0, first);
+            while pair < self.pairs() {
+                for kt in 0..self.k_tiles {
+                    unsafe { self.produce(maps, i, kt, self.origin(pair)) };
+                    i += 1;
+                }
+                pair += stride;
+            }
+        }
+
+        /// The producer's work for k-tile `kt`: this block's A tile, and its
+        /// share of B's boxes for every block of the cluster.
+        #[inline(always)]
+        unsafe fn produce(&self, maps: *const TensorMap, i: u32, kt: u32, (row0, col0): (u32, u32)) {
+            let (ring, tiles) = (&self.ring, self.tiles);
+            unsafe {
+                let s = ring.acquire(i, STAGE_BYTES);
+                tma::load_2d(tiles.a(s), maps, ring.full(s), kt * TILE_K, row0);
+                for j in 0..B_BOXES_EACH {
+                    let b = self.rank * B_BOXES_EACH + j;
+                    tma::load_2d_multicast(
+                        tiles.b(s) + b * B_BOX_BYTES,
+                        maps.add(1),
+                        ring.full(s),
+                        col0 + 64 * b,
+                        kt * TILE_K,
+                        EVERY_BLOCK,
+                    );
+                }
             }
         }
     }
 
     #[inline(always)]
-    pub unsafe fn body<const BAND: u32, const EPI: u32, const LAG: u32>(m: u32, n: u32, k: u32, maps: *const TensorMap, c: *mut f32) {
+    pub unsafe fn body(m: u32, n: u32, k: u32, maps: *const TensorMap) {
         let t = gpu::thread_idx().x;
-        let rank = cluster_rank();
-        let base = shared_address(gpu::dynamic_shared::<u8>());
-        let tiles = Stages { first: base.next_multiple_of(ATOM_BYTES) };
-        let staging = tiles.a(STAGES);
-        let ring = Ring::clustered(staging + if EPI == 2 { 0 } else { EPILOGUE_BYTES }, STAGES, CLUSTER);
-        if t == 0 {
-            unsafe { ring.init(CONSUMERS) };
-        }
-        // Both blocks' barriers exist before either producer multicasts or
-        // either consumer arrives remotely.
-        sync_cluster();
-
-        let k_tiles = k.div_ceil(TILE_K);
         // The cluster walks pairs of tiles (TILE_M·CLUSTER rows), in bands
         // of 4 pairs (8 tile-rows, as the persistent rung).
-        let grid = (m.div_ceil(TILE_M * CLUSTER), n.div_ceil(TILE_N));
-        let pairs = grid.0 * grid.1;
-        let (first, stride) = (gpu::block_idx().x / CLUSTER, gpu::grid_dim().x / CLUSTER);
-        let origin = |pair: u32| {
-            let (row0, col0) = super::super::tile_origin(pair, grid, BAND, (TILE_M * CLUSTER, TILE_N));
-            (row0 + TILE_M * rank, col0)
-        };
+        let block = unsafe { ClusterBlock::new((m, n, k), EPILOGUE_BYTES, 8 / CLUSTER) };
         let warpgroup = t / WARPGROUP_THREADS;
         if warpgroup == 0 {
             set_max_registers_decrease::<40>();
             if t == 0 {
-                let (mut i, mut pair) = (0, first);
-                while pair < pairs {
-                    for kt in 0..k_tiles {
-                        unsafe { produce(&ring, tiles, maps, i, kt, origin(pair), rank) };
-                        i += 1;
-                    }
-                    pair += stride;
-                }
+                unsafe { block.produce_all(maps) };
             }
         } else {
             set_max_registers_increase::<232>();
             let consumer = warpgroup - 1;
-            let staging = staging + consumer * BUFFERS * CHUNK_BYTES;
+            let staging = block.staging + consumer * BUFFERS * CHUNK_BYTES;
+            let (first, stride) = block.first_and_stride();
             let (mut i, mut pair) = (0, first);
-            if LAG > 0 && consumer == 1 && pair < pairs {
-                crate::gpu::hopper::sync_named(3, 2 * WARPGROUP_THREADS);
-            }
-            let mut firsttile = true;
-            while pair < pairs {
-                let (row0, col0) = origin(pair);
-                let hook = |kt: u32, _| {
-                    if LAG > 0 && consumer == 0 && firsttile && kt == LAG - 1 {
-                        crate::gpu::hopper::arrive_named(3, 2 * WARPGROUP_THREADS);
-                    }
-                };
-                let acc = unsafe { mainloop(&ring, tiles, consumer, &mut i, k_tiles, hook) };
-                firsttile = false;
-                if EPI == 0 {
-                    unsafe { store_tile(&acc, staging, maps.add(2), (row0 + 64 * consumer, col0), consumer) };
-                } else if EPI == 2 {
-                    unsafe {
-                        crate::hopper::store_accumulators(
-                            &acc,
-                            crate::hopper::Scale::NONE,
-                            c,
-                            (m, n),
-                            (row0 + 64 * consumer, col0),
-                            t % WARPGROUP_THREADS,
-                        )
-                    };
-                }
+            while pair < block.pairs() {
+                let (row0, col0) = block.origin(pair);
+                let acc = unsafe { mainloop(&block.ring, block.tiles, consumer, &mut i, block.k_tiles, |_, _| {}) };
+                unsafe { store_tile(&acc, staging, maps.add(2), (row0 + 64 * consumer, col0), consumer) };
                 pair += stride;
             }
             if t % WARPGROUP_THREADS == 0 {
@@ -167,48 +195,5 @@ mod device {
 /// multiprocessor, an even grid.
 #[kernel(sm_90a)]
 pub unsafe fn bf16_wgmma_cluster(m: u32, n: u32, k: u32, maps: *const u64) {
-    unsafe { device::body::<4, 0, 0>(m, n, k, maps.cast(), core::ptr::null_mut()) }
+    unsafe { device::body(m, n, k, maps.cast()) }
 }
-
-#[kernel(sm_90a)]
-pub unsafe fn x_g2(m: u32, n: u32, k: u32, maps: *const u64) {
-    unsafe { device::body::<2, 0, 0>(m, n, k, maps.cast(), core::ptr::null_mut()) }
-}
-pub const K_X_G2: HopperKernel = HopperKernel { entry: Entry::Bf16Store(X_G2), ..CLUSTERED };
-
-#[kernel(sm_90a)]
-pub unsafe fn x_g8(m: u32, n: u32, k: u32, maps: *const u64) {
-    unsafe { device::body::<8, 0, 0>(m, n, k, maps.cast(), core::ptr::null_mut()) }
-}
-pub const K_X_G8: HopperKernel = HopperKernel { entry: Entry::Bf16Store(X_G8), ..CLUSTERED };
-
-#[kernel(sm_90a)]
-pub unsafe fn x_g16(m: u32, n: u32, k: u32, maps: *const u64) {
-    unsafe { device::body::<16, 0, 0>(m, n, k, maps.cast(), core::ptr::null_mut()) }
-}
-pub const K_X_G16: HopperKernel = HopperKernel { entry: Entry::Bf16Store(X_G16), ..CLUSTERED };
-
-#[kernel(sm_90a)]
-pub unsafe fn x_noepi(m: u32, n: u32, k: u32, maps: *const u64) {
-    unsafe { device::body::<4, 1, 0>(m, n, k, maps.cast(), core::ptr::null_mut()) }
-}
-pub const K_X_NOEPI: HopperKernel = HopperKernel { entry: Entry::Bf16Store(X_NOEPI), ..CLUSTERED };
-
-#[kernel(sm_90a)]
-pub unsafe fn x_lag1(m: u32, n: u32, k: u32, maps: *const u64) {
-    unsafe { device::body::<4, 0, 1>(m, n, k, maps.cast(), core::ptr::null_mut()) }
-}
-pub const K_X_LAG1: HopperKernel = HopperKernel { entry: Entry::Bf16Store(X_LAG1), ..CLUSTERED };
-
-#[kernel(sm_90a)]
-pub unsafe fn x_lag2(m: u32, n: u32, k: u32, maps: *const u64) {
-    unsafe { device::body::<4, 0, 2>(m, n, k, maps.cast(), core::ptr::null_mut()) }
-}
-pub const K_X_LAG2: HopperKernel = HopperKernel { entry: Entry::Bf16Store(X_LAG2), ..CLUSTERED };
-
-#[kernel(sm_90a)]
-pub unsafe fn x_direct(m: u32, n: u32, k: u32, maps: *const u64, c: *mut f32) {
-    unsafe { device::body::<4, 2, 0>(m, n, k, maps.cast(), c) }
-}
-pub const K_X_DIRECT: HopperKernel =
-    HopperKernel { entry: Entry::Bf16(X_DIRECT), tiling: HopperTiling { epilogue_bytes: 0, store_rows: 0, ..CLUSTERED.tiling } };

@@ -42,13 +42,6 @@ pub const fn swizzled_128(start: u32, leading_bytes: u32, stride_bytes: u32) -> 
     field(start) | field(leading_bytes) << 16 | field(stride_bytes) << 32 | SWIZZLE_128B
 }
 
-/// `wgmma`'s 64-byte-swizzle descriptor: K-major rows of 64 bytes (32
-/// bf16), atoms of 8 rows (512 bytes) at `stride_bytes`.
-pub const fn swizzled_64(start: u32, leading_bytes: u32, stride_bytes: u32) -> u64 {
-    const SWIZZLE_64B: u64 = 2 << 62;
-    field(start) | field(leading_bytes) << 16 | field(stride_bytes) << 32 | SWIZZLE_64B
-}
-
 /// A byte address or offset as a 14-bit descriptor field (16-byte units).
 const fn field(bytes: u32) -> u64 {
     ((bytes >> 4) & 0x3fff) as u64

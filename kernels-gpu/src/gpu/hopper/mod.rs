@@ -74,20 +74,15 @@ pub fn sync_named(id: u32, threads: u32) {
     unsafe { core::arch::asm!("barrier.sync {i}, {n};", i = in(reg32) id, n = in(reg32) threads) }
 }
 
-/// `bar.warp.sync 0xffffffff`: the warp's lanes wait for each other, and
-/// their shared-memory writes before it are visible to each other after.
+/// `bar.warp.sync 0xffffffff`: the lanes of a warp wait for each other;
+/// shared-memory writes before it are then visible to the whole warp.
+/// Unlike `bar.sync`, lanes may reach it at different instructions (sm_70
+/// and newer), so it is safe where LLVM copies it into both sides of an
+/// `if lane == 0`.
 #[cfg(ptx_ladder_hopper)]
 #[inline(always)]
 pub fn sync_warp() {
     unsafe { core::arch::asm!("bar.warp.sync 0xffffffff;") }
-}
-
-/// `barrier.arrive id, threads`: counts this thread in on named barrier
-/// `id` without waiting for it.
-#[cfg(ptx_ladder_hopper)]
-#[inline(always)]
-pub fn arrive_named(id: u32, threads: u32) {
-    unsafe { core::arch::asm!("barrier.arrive {i}, {n};", i = in(reg32) id, n = in(reg32) threads) }
 }
 
 /// `st.shared.v2.f32 [address], {x, y}`: eight bytes at a shared-window
