@@ -7,6 +7,9 @@ use super::ladder::{Report, Row};
 use serde::Serialize;
 use std::fmt::Write as _;
 
+/// Characters of the table's title column; a rung's title fits in it.
+pub const TITLE_WIDTH: usize = 26;
+
 /// GFLOP/s of the cuBLAS baseline, when it ran and was correct.
 fn cublas_gflops(report: &Report) -> Option<f64> {
     report.cublas.as_ref().ok().and_then(|c| c.gflops)
@@ -52,7 +55,7 @@ pub fn table(report: &Report) -> String {
     let with_cublas = cublas_gflops(report).is_some();
     let _ = writeln!(
         out,
-        "{:<4} {:<26} {:>9} {:>9} {}{:>7} {:>8} {:>9} {:>8} {:>12}  kernel",
+        "{:<4} {:<TITLE_WIDTH$} {:>9} {:>9} {}{:>7} {:>8} {:>9} {:>8} {:>12}  kernel",
         "rung",
         "",
         "time ms",
@@ -66,7 +69,7 @@ pub fn table(report: &Report) -> String {
     );
     let line = |out: &mut String, row: &Row, percent: Option<f64>, speedup: Option<f64>| {
         if let Some(why) = &row.skipped {
-            let _ = writeln!(out, "{:<4} {:<26} skipped: {why}  {}", row.id, row.title, row.kernel);
+            let _ = writeln!(out, "{:<4} {:<TITLE_WIDTH$} skipped: {why}  {}", row.id, row.title, row.kernel);
             return;
         }
         let smem = row.resources.map(|r| kib(r.static_shared_bytes + row.dynamic_shared_bytes));
@@ -74,7 +77,7 @@ pub fn table(report: &Report) -> String {
         let error = if row.verdict.passed() { format!("{:.1e}", row.verdict.relative_error) } else { "WRONG".into() };
         let _ = writeln!(
             out,
-            "{:<4} {:<26} {:>9} {:>9} {}{:>7} {:>8} {:>9} {:>8} {:>12}  {}",
+            "{:<4} {:<TITLE_WIDTH$} {:>9} {:>9} {}{:>7} {:>8} {:>9} {:>8} {:>12}  {}",
             row.id,
             row.title,
             opt(row.timing.as_ref().map(|t| t.median_ms), |v| format!("{v:.3}")),
@@ -153,7 +156,7 @@ pub fn cpu_lines(report: &Report, cpu: &super::cpu::CpuRow) -> String {
     let percent = cublas_gflops(report).map(|b| format!("{:>9} ", format!("{:.2}%", 100.0 * cpu.gflops / b)));
     let error = if cpu.verdict.passed() { format!("{:.1e}", cpu.verdict.relative_error) } else { "WRONG".into() };
     let mut out = format!(
-        "{:<4} {:<26} {:>9.3} {:>9.0} {}{:>7} {:>8} {:>9} {:>8} {:>12}  gemm crate\n",
+        "{:<4} {:<TITLE_WIDTH$} {:>9.3} {:>9.0} {}{:>7} {:>8} {:>9} {:>8} {:>12}  gemm crate\n",
         "cpu",
         format!("{} CPU threads", cpu.threads),
         cpu.timing.median_ms,

@@ -127,6 +127,13 @@ pub fn matching(ids: &[&str], item: &str, also: &str) -> Result<Vec<usize>> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn titles_fit_the_tables_column() {
+        for rung in in_order(k::r08_autotuned::CONFIGS[0].kernel) {
+            assert!(rung.title.chars().count() <= crate::matmul::report::TITLE_WIDTH, "{:?} is too long", rung.title);
+        }
+    }
+
     fn ids(list: &str) -> Vec<&'static str> {
         let all = in_order(k::r08_autotuned::CONFIGS[0].kernel);
         let picked = select(&all, list).unwrap();

@@ -139,7 +139,7 @@ pub fn ladder() -> Vec<Bf16Rung> {
         hopper_rung!("4", "persistent, grouped tiles", wgmma_bf16::PERSISTENT),
         hopper_rung!("5", "epilogue by TMA stores", wgmma_bf16_store::TMA_STORE),
         hopper_rung!("6", "clusters of 2, multicast B", wgmma_bf16_cluster::CLUSTERED),
-        hopper_rung!("7", "half the epilogue behind the MMAs", wgmma_bf16_deferred::DEFERRED),
+        hopper_rung!("7", "half epilogue behind wgmma", wgmma_bf16_deferred::DEFERRED),
     ]
 }
 
@@ -213,6 +213,13 @@ mod tests {
         assert_eq!(names.len(), all.len());
         for kernel in k::KERNELS {
             assert!(names.contains(&kernel.name()), "{} is not on the ladder", kernel.name());
+        }
+    }
+
+    #[test]
+    fn titles_fit_the_tables_column() {
+        for rung in ladder() {
+            assert!(rung.title.chars().count() <= crate::matmul::report::TITLE_WIDTH, "{:?} is too long", rung.title);
         }
     }
 
