@@ -4,9 +4,10 @@
 //! In rung 6 the tensor cores stop at the end of every tile. Both
 //! consumers finish their last k-tile together, and both then spend
 //! thousands of cycles storing 128 accumulators each: shared memory,
-//! a proxy fence, a barrier, and a TMA store, eight times. Nsight's
-//! warp-state samples put about a tenth of the consumers' time there.
-//! Three changes shorten that stop:
+//! a proxy fence, a barrier, and a TMA store, eight times; Nsight's
+//! warp-state samples show the consumers spending more of their time
+//! there than cuBLAS's do (docs/measurements.md has the figures). Three
+//! changes shorten that stop:
 //!
 //! - **Each warp stores its own rows.** A warp writes its 16 rows of a
 //!   32-column chunk into one of its own two 2 KB slots, fences, and its
@@ -22,7 +23,7 @@
 //!   wait for half an epilogue per tile, not a whole one.
 //! - **Bands of 16 tile-rows.** The cluster walks pairs of tiles in bands
 //!   of 8 pairs, not 4, so the blocks running at once share more of A in
-//!   L2: DRAM traffic at 4096³ falls by about a sixth.
+//!   L2, and fewer of its tiles are read from DRAM twice.
 //!
 //! The stages, the ring shared by the cluster, the multicast of B and the
 //! producer are rung 6's ([`super::wgmma_bf16_cluster`]).
