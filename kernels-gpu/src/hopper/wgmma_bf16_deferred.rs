@@ -136,8 +136,17 @@ mod device {
             let slots = block.staging + (consumer * WARPS + warp) * SLOTS * SLOT_BYTES;
             let c_map = unsafe { maps.add(2) };
             let ring = &block.ring;
-            // The right half of the previous tile, and where its first
-            // column goes (this warp's first row); None before the first.
+            // Chunk `c` of `values`, one half of a tile whose first element
+            // (this warp's first row) goes to `at`, as the tile's chunk
+            // `first + c`.
+            macro_rules! store {
+                ($values:expr, $c:expr, $at:expr, $first:expr) => {
+                    let (row, col) = $at;
+                    unsafe { store_chunk(chunk!($values, $c), slots, $c % SLOTS, c_map, (row, col + CHUNK_COLS * ($first + $c))) };
+                };
+            }
+            // The right half of the previous tile, and where its tile's
+            // first element goes; None before the first tile.
             let mut kept = [0.0f32; KEPT * CHUNK_VALUES];
             let mut kept_at: Option<(u32, u32)> = None;
             let (first, stride) = block.first_and_stride();
@@ -153,9 +162,8 @@ mod device {
                         if $kt < block.k_tiles {
                             unsafe { issue_k_tile(ring, block.tiles, consumer, i, &mut acc) };
                         }
-                        if let Some((row, col)) = kept_at {
-                            let at = (row, col + CHUNK_COLS * (KEPT as u32 + $kt));
-                            unsafe { store_chunk(chunk!(kept, $kt), slots, $kt % SLOTS, c_map, at) };
+                        if let Some(at) = kept_at {
+                            store!(kept, $kt, at, KEPT as u32);
                         }
                         if $kt < block.k_tiles {
                             wgmma::wait::<1>();
@@ -185,31 +193,20 @@ mod device {
                 }
                 // Store the left half now, keep the right half.
                 let row = row0 + 64 * consumer + STORE_ROWS * warp;
-                macro_rules! left {
-                    ($c:expr) => {
-                        unsafe { store_chunk(chunk!(acc, $c), slots, $c % SLOTS, c_map, (row, col0 + CHUNK_COLS * $c)) };
-                    };
-                }
-                left!(0);
-                left!(1);
-                left!(2);
-                left!(3);
+                store!(acc, 0, (row, col0), 0);
+                store!(acc, 1, (row, col0), 0);
+                store!(acc, 2, (row, col0), 0);
+                store!(acc, 3, (row, col0), 0);
                 kept.copy_from_slice(&acc[KEPT * CHUNK_VALUES..]);
                 kept_at = Some((row, col0));
                 pair += stride;
             }
             // The last tile's right half has no next tile to hide behind.
-            if let Some((row, col)) = kept_at {
-                macro_rules! right {
-                    ($c:expr) => {
-                        let at = (row, col + CHUNK_COLS * (KEPT as u32 + $c));
-                        unsafe { store_chunk(chunk!(kept, $c), slots, $c % SLOTS, c_map, at) };
-                    };
-                }
-                right!(0);
-                right!(1);
-                right!(2);
-                right!(3);
+            if let Some(at) = kept_at {
+                store!(kept, 0, at, KEPT as u32);
+                store!(kept, 1, at, KEPT as u32);
+                store!(kept, 2, at, KEPT as u32);
+                store!(kept, 3, at, KEPT as u32);
             }
             // Shared memory must outlive the stores reading it; each warp's
             // lane 0 issued its own.
