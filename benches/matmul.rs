@@ -1,5 +1,6 @@
-//! `cargo bench --bench matmul`: every rung of the SGEMM ladder and cuBLAS,
-//! then every BF16 rung this GPU runs and cuBLAS BF16, timed by criterion with CUDA events (GPU time, not host time), reporting
+//! `cargo bench --bench matmul`: every rung of the SGEMM ladder this GPU
+//! runs and cuBLAS, then every BF16 rung this GPU runs and cuBLAS BF16,
+//! timed by criterion with CUDA events (GPU time, not host time), reporting
 //! FLOP/s. Size: 2048³ unless `PTX_LADDER_BENCH_SIZE` says otherwise.
 //! Without a GPU it prints why and exits successfully, so `cargo test
 //! --all-targets` stays green on machines without one.
@@ -8,12 +9,12 @@ use criterion::measurement::{Measurement, ValueFormatter};
 use criterion::{BenchmarkId, Criterion, Throughput};
 use cust::event::{Event, EventFlags};
 use ptx_ladder::device::Gpu;
-use ptx_ladder::matmul::bf16;
 use ptx_ladder::matmul::check::verdict;
 use ptx_ladder::matmul::cublas::Cublas;
-use ptx_ladder::matmul::hopper::HopperGemm;
-use ptx_ladder::matmul::ladder::{Gemm, Options, measure, prepare};
-use ptx_ladder::matmul::rungs;
+use ptx_ladder::matmul::element::{Element, Gemm};
+use ptx_ladder::matmul::ladder::{Options, measure, prepare};
+use ptx_ladder::matmul::rung::Ladder;
+use ptx_ladder::matmul::{bf16, sgemm};
 use std::time::Duration;
 
 /// Criterion measurement that reads GPU time between two CUDA events
@@ -96,60 +97,36 @@ fn main() {
     };
     let size: u32 = std::env::var("PTX_LADDER_BENCH_SIZE").ok().and_then(|s| s.parse().ok()).unwrap_or(2048);
     let options = Options { size: (size, size, size), reps: Some(1), warmup: 0, seed: 1 };
-    let (mut buffers, reference) = prepare(&gpu, &options, &mut |_| {}).expect("preparing the benchmark inputs");
     let measurement = CudaEvents { stream: gpu.stream() };
     let mut criterion = Criterion::default().with_measurement(measurement).sample_size(10).configure_from_args();
-    let mut group = criterion.benchmark_group(format!("sgemm {size}^3 on {}", gpu.info.name));
-    group.throughput(Throughput::Elements(buffers.flops() as u64));
-
-    let mut gemms: Vec<(String, Box<dyn Gemm>)> = Vec::new();
-    match Cublas::load(&gpu) {
-        Ok(cublas) => gemms.push(("cuBLAS".into(), Box::new(cublas))),
-        Err(e) => eprintln!("benches/matmul: no cuBLAS baseline: {e}"),
-    }
-    for rung in rungs::in_order(kernels_gpu::matmul::r08_autotuned::CONFIGS[0].kernel) {
-        gemms.push((format!("{} {}", rung.id, rung.title), Box::new(rung.kernel)));
-    }
-    for rung in rungs::hopper_in_order() {
-        match HopperGemm::tf32x3(rung.kernel, &gpu, options.size) {
-            Ok(gemm) => gemms.push((format!("{} {}", rung.id, rung.title), Box::new(gemm))),
-            Err(e) => eprintln!("benches/matmul: rung {} skipped: {e}", rung.id),
-        }
-    }
-    for (name, gemm) in &gemms {
-        // Check once before timing: a wrong kernel's speed means nothing.
-        let (c, _) = measure(&gpu, &mut buffers, gemm.as_ref(), &reference, Some(1), 0).expect("running the kernel");
-        let v = verdict(&reference, &c);
-        assert!(v.passed(), "{name}: {}", v.describe());
-        let args = buffers.args();
-        group.bench_function(BenchmarkId::from_parameter(name), |b| b.iter(|| gemm.run(&gpu, &args).expect("launch")));
-    }
-    group.finish();
-    bench_bf16(&gpu, &options, &mut criterion);
+    bench(&gpu, &options, &mut criterion, "sgemm", sgemm::ladder(&kernels_gpu::matmul::r08_autotuned::CONFIGS[0].kernel));
+    bench(&gpu, &options, &mut criterion, "bf16", bf16::ladder());
     criterion.final_summary();
 }
 
-/// The BF16 ladder's group: cuBLAS BF16 and every rung that runs here.
-fn bench_bf16(gpu: &Gpu, options: &Options, criterion: &mut Criterion<CudaEvents>) {
-    let (mut buffers, reference) = bf16::ladder::prepare(gpu, options, &mut |_| {}).expect("preparing the BF16 inputs");
+/// One ladder's group: cuBLAS at its element type and every rung that runs
+/// on this GPU at this size.
+fn bench<E: Element>(gpu: &Gpu, options: &Options, criterion: &mut Criterion<CudaEvents>, name: &str, ladder: Ladder<E>) {
+    let (mut buffers, reference) = prepare::<E>(gpu, options, &mut |_| {}).expect("preparing the benchmark inputs");
     let size = options.size.0;
-    let mut group = criterion.benchmark_group(format!("bf16 {size}^3 on {}", gpu.info.name));
+    let mut group = criterion.benchmark_group(format!("{name} {size}^3 on {}", gpu.info.name));
     group.throughput(Throughput::Elements(buffers.flops() as u64));
-    let mut gemms: Vec<(String, Box<dyn bf16::ladder::Bf16Gemm>)> = Vec::new();
+    let mut gemms: Vec<(String, Box<dyn Gemm<E>>)> = Vec::new();
     match Cublas::load(gpu) {
-        Ok(cublas) => gemms.push(("cuBLAS BF16".into(), Box::new(cublas))),
-        Err(e) => eprintln!("benches/matmul: no cuBLAS BF16 baseline: {e}"),
+        Ok(cublas) => gemms.push((E::cublas_title("cuBLAS"), Box::new(cublas))),
+        Err(e) => eprintln!("benches/matmul: no {name} cuBLAS baseline: {e}"),
     }
-    for rung in bf16::rungs::ladder() {
+    for rung in ladder.rungs {
         if let Some(why) = rung.skip_reason(gpu.info.compute_capability, options.size) {
-            eprintln!("benches/matmul: BF16 rung {} skipped: {why}", rung.id);
+            eprintln!("benches/matmul: {name} rung {} skipped: {why}", rung.id);
             continue;
         }
-        let launcher = rung.launcher(gpu, &buffers).expect("setting up a BF16 rung");
-        gemms.push((format!("{} {}", rung.id, rung.title), launcher));
+        let gemm = rung.prepare(gpu, &buffers).expect("setting up a rung");
+        gemms.push((format!("{} {}", rung.id, rung.title), gemm));
     }
     for (name, gemm) in &gemms {
-        let (c, _) = bf16::ladder::measure(gpu, &mut buffers, gemm.as_ref(), &reference, Some(1), 0).expect("running the kernel");
+        // Check once before timing: a wrong kernel's speed means nothing.
+        let (c, _) = measure(gpu, &mut buffers, gemm.as_ref(), &reference, Some(1), 0).expect("running the kernel");
         let v = verdict(&reference, &c);
         assert!(v.passed(), "{name}: {}", v.describe());
         let args = buffers.args();

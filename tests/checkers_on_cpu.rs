@@ -15,7 +15,7 @@ use ptx_ladder::inputs::uniform;
 use ptx_ladder::labs::divergence::{THREADS as BRANCH_THREADS, expected as branch_expected};
 use ptx_ladder::labs::models::divergence::BranchPattern;
 use ptx_ladder::labs::pitfalls::{Bug, Case, Options, run, validate};
-use ptx_ladder::matmul::rungs::in_order;
+use ptx_ladder::matmul::sgemm::plain_kernels;
 
 fn shape(blocks: u32, threads: u32, shared_bytes: u32) -> LaunchShape {
     LaunchShape { grid: Dim3::new(blocks, 1, 1), block: Dim3::new(threads, 1, 1), shared_bytes }
@@ -168,8 +168,7 @@ fn the_bounds_checker_sees_every_rungs_loads_and_stores() {
     let (pa, pb, pc) = (a.as_ptr() as usize, b.as_ptr() as usize, c.as_mut_ptr() as usize);
     let last_row = |start: usize, short: usize, row: u32| start + 4 * short..start + 4 * (short + row as usize);
     let (a_row, c_row) = (last_row(pa, a_short, k), last_row(pc, c_short, n));
-    for rung in in_order(CONFIGS[0].kernel) {
-        let kernel = rung.kernel;
+    for (_, kernel) in plain_kernels(&CONFIGS[0].kernel) {
         // One launch with A short (reads), one with C short (writes).
         for (a_len, c_len, write, row) in [(a_short, m * n, false, &a_row), ((m * k) as usize, c_short as u32, true, &c_row)] {
             let checks = Checks::new(kernel.name())

@@ -3,12 +3,14 @@
 //! included), random bf16 inputs, C poisoned before each run, compared with
 //! the f64 reference over the same bf16 values.
 
+use half::bf16;
 use ptx_ladder::device::Gpu;
-use ptx_ladder::matmul::bf16::ladder::{Bf16Buffers, measure};
+use ptx_ladder::matmul::bf16::ladder;
 use ptx_ladder::matmul::bf16::problem::{Bf16Problem, reference};
-use ptx_ladder::matmul::bf16::rungs::ladder;
+use ptx_ladder::matmul::buffers::Buffers;
 use ptx_ladder::matmul::check::{reference_rows, verdict};
 use ptx_ladder::matmul::cublas::Cublas;
+use ptx_ladder::matmul::ladder::measure;
 
 /// Odd shapes, and odd shapes whose K and N are multiples of 8 (so the
 /// Hopper rungs, which need 16-byte rows for TMA, run on them too).
@@ -35,22 +37,22 @@ fn every_bf16_rung_is_correct_on_the_gpu() {
     for &shape in SHAPES {
         let problem = Bf16Problem::random(shape, shape.0 as u64 * 7 + shape.2 as u64);
         let expected = reference(&problem, reference_rows(shape.0, shape.1, shape.2, 3));
-        let mut buffers = Bf16Buffers::upload(&gpu, &problem).unwrap();
+        let mut buffers = Buffers::<bf16>::upload(&gpu, &problem).unwrap();
         if let Some(cublas) = &cublas {
             let (c, _) = measure(&gpu, &mut buffers, cublas, &expected, Some(1), 0).unwrap();
             let v = verdict(&expected, &c);
             assert!(v.passed(), "cuBLAS BF16 at {shape:?}: {}", v.describe());
         }
         let mut ran = 0;
-        for rung in ladder() {
+        for rung in ladder().rungs {
             if rung.skip_reason(gpu.info.compute_capability, shape).is_some() {
                 continue;
             }
-            let gemm = rung.launcher(&gpu, &buffers).unwrap();
+            let gemm = rung.prepare(&gpu, &buffers).unwrap();
             let (c, _) = measure(&gpu, &mut buffers, gemm.as_ref(), &expected, Some(1), 0)
                 .unwrap_or_else(|e| panic!("rung {} at {shape:?}: {e}", rung.id));
             let v = verdict(&expected, &c);
-            assert!(v.passed(), "rung {} ({}) at {shape:?}: {}", rung.id, rung.kernel, v.describe());
+            assert!(v.passed(), "rung {} ({}) at {shape:?}: {}", rung.id, rung.kernel.name(), v.describe());
             ran += 1;
         }
         assert!(ran >= 1, "no BF16 rung ran at {shape:?}");

@@ -5,22 +5,29 @@
 //! must say it needs a Hopper GPU. (The BF16 ladder's Hopper rungs are
 //! checked by `gpu_bf16`.)
 
-use ptx_ladder::device::Gpu;
+use kernels_gpu::matmul::r08_autotuned::CONFIGS;
+use ptx_ladder::device::{Gpu, PtxModule};
+use ptx_ladder::matmul::buffers::Buffers;
 use ptx_ladder::matmul::check::{Problem, reference, reference_rows, verdict};
-use ptx_ladder::matmul::hopper::HopperGemm;
-use ptx_ladder::matmul::ladder::{GemmBuffers, measure};
-use ptx_ladder::matmul::rungs::hopper_in_order;
+use ptx_ladder::matmul::ladder::measure;
+use ptx_ladder::matmul::rung::Rung;
+use ptx_ladder::matmul::sgemm;
 
 const SHAPES: &[(u32, u32, u32)] = &[(1, 1, 1), (17, 33, 9), (255, 257, 129), (1000, 1000, 1000), (4097, 1023, 513), (4096, 4096, 4096)];
+
+/// The SGEMM ladder's rungs of the sm_90a module.
+fn hopper_rungs() -> Vec<Rung<f32>> {
+    sgemm::ladder(&CONFIGS[0].kernel).rungs.into_iter().filter(|r| r.kernel.module() == PtxModule::Sm90a).collect()
+}
 
 fn check(gpu: &Gpu, shape: (u32, u32, u32), alpha: f32, beta: f32) {
     let problem = Problem::random(shape, alpha, beta, shape.0 as u64 * 5 + shape.1 as u64);
     let expected = reference(&problem, reference_rows(shape.0, shape.1, shape.2, 3));
-    let mut buffers = GemmBuffers::upload(gpu, &problem).unwrap();
-    for rung in hopper_in_order() {
-        let gemm = HopperGemm::tf32x3(rung.kernel, gpu, shape).unwrap();
-        let (c, _) =
-            measure(gpu, &mut buffers, &gemm, &expected, Some(1), 0).unwrap_or_else(|e| panic!("rung {} at {shape:?}: {e}", rung.id));
+    let mut buffers = Buffers::<f32>::upload(gpu, &problem).unwrap();
+    for rung in hopper_rungs() {
+        let gemm = rung.prepare(gpu, &buffers).unwrap();
+        let (c, _) = measure(gpu, &mut buffers, gemm.as_ref(), &expected, Some(1), 0)
+            .unwrap_or_else(|e| panic!("rung {} at {shape:?}: {e}", rung.id));
         let v = verdict(&expected, &c);
         assert!(v.passed(), "rung {} at {shape:?} (alpha {alpha}, beta {beta}): {}", rung.id, v.describe());
     }
@@ -31,7 +38,8 @@ fn check(gpu: &Gpu, shape: (u32, u32, u32), alpha: f32, beta: f32) {
 fn the_hopper_rung_is_correct_at_any_shape() {
     let gpu = Gpu::open().expect("a CUDA GPU");
     if !gpu.is_hopper() {
-        let err = HopperGemm::tf32x3(hopper_in_order()[0].kernel, &gpu, (64, 64, 64)).map(drop).unwrap_err();
+        let buffers = Buffers::<f32>::upload(&gpu, &Problem::random((64, 64, 64), 1.0, 0.0, 1)).unwrap();
+        let err = hopper_rungs()[0].prepare(&gpu, &buffers).map(drop).unwrap_err();
         assert!(err.to_string().contains("needs a Hopper GPU"), "{err}");
         return;
     }

@@ -6,7 +6,7 @@ use kernels_gpu::matmul::r08_autotuned::CONFIGS;
 use kernels_gpu::matmul::{GemmKernel, KERNELS};
 use ptx_ladder::emulator;
 use ptx_ladder::matmul::check::{Problem, reference, reference_rows, verdict};
-use ptx_ladder::matmul::rungs;
+use ptx_ladder::matmul::sgemm::plain_kernels;
 
 /// Shapes that cut through every tile size used (8..256) in awkward places;
 /// (136, 132, 40) keeps rows 16-byte aligned so the 128-bit paths run too.
@@ -24,24 +24,24 @@ fn check(kernel: &GemmKernel, (m, n, k): (u32, u32, u32), alpha: f32, beta: f32)
 
 #[test]
 fn every_rung_is_correct_at_odd_sizes() {
-    for rung in rungs::in_order(CONFIGS[0].kernel) {
+    for (_, kernel) in plain_kernels(&CONFIGS[0].kernel) {
         for &shape in SHAPES {
-            check(&rung.kernel, shape, 1.0, 0.0);
+            check(kernel, shape, 1.0, 0.0);
         }
     }
 }
 
 #[test]
 fn every_rung_honours_alpha_and_beta() {
-    for rung in rungs::in_order(CONFIGS[0].kernel) {
-        check(&rung.kernel, (67, 45, 37), 0.75, -0.5);
-        check(&rung.kernel, (136, 132, 40), -1.25, 2.0);
+    for (_, kernel) in plain_kernels(&CONFIGS[0].kernel) {
+        check(kernel, (67, 45, 37), 0.75, -0.5);
+        check(kernel, (136, 132, 40), -1.25, 2.0);
     }
 }
 
 #[test]
 fn every_other_kernel_of_the_module_is_correct() {
-    let on_ladder: Vec<&str> = rungs::in_order(CONFIGS[0].kernel).iter().map(|r| r.kernel.name()).collect();
+    let on_ladder: Vec<&str> = plain_kernels(&CONFIGS[0].kernel).iter().map(|(_, k)| k.name()).collect();
     for kernel in KERNELS.iter().filter(|k| !on_ladder.contains(&k.name())) {
         check(kernel, (67, 45, 37), 1.0, 0.0);
         check(kernel, (136, 132, 40), 1.0, 0.5);

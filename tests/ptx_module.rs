@@ -4,7 +4,8 @@
 
 use kernels_gpu::matmul::KERNELS;
 use kernels_gpu::matmul::r08_autotuned::CONFIGS;
-use ptx_ladder::matmul::rungs;
+use ptx_ladder::device::PtxModule;
+use ptx_ladder::matmul::sgemm;
 use ptx_ladder::{PTX, PTX_ARCH};
 
 /// The text of one `.entry`, up to the next entry.
@@ -26,7 +27,7 @@ fn the_module_holds_exactly_the_kernels_the_host_knows() {
     known.extend([kernels_gpu::vecadd::VEC_ADD.name(), kernels_gpu::vecadd::VEC_ADD_X4.name()]);
     known.extend(kernels_gpu::labs::KERNEL_NAMES);
     known.extend(kernels_gpu::matmul_bf16::KERNELS.iter().map(|k| k.name()));
-    for rung in rungs::in_order(CONFIGS[0].kernel) {
+    for rung in sgemm::ladder(&CONFIGS[0].kernel).rungs.iter().filter(|r| r.kernel.module() == PtxModule::Portable) {
         assert!(known.contains(&rung.kernel.name()), "rung {} is missing from KERNELS", rung.id);
     }
     let mut found = entries();

@@ -147,8 +147,9 @@ pub struct VecaddArgs {
 }
 
 #[derive(Args, Debug)]
-#[command(after_help = "Rung list: comma-separated rung ids and ranges, or kernel names, e.g. 1,3-5,7b,10 \
-                        or sgemm_naive (see the table for the ids).")]
+#[command(after_help = "Rung list: comma-separated rung ids, ranges and kernel names of the chosen ladder, \
+                        e.g. 1,3-5,7b,10 or sgemm_naive (SGEMM), 1-3,7 or bf16_mma_sync (BF16), or all \
+                        (see the table for the ids).")]
 pub struct MatmulArgs {
     /// Square size: M = N = K = N (default 4096); or give --m, --n and --k
     #[arg(long, value_name = "N", value_parser = number::<u32>(1, u32::MAX as u64), conflicts_with_all = ["m", "n", "k"])]
@@ -162,7 +163,7 @@ pub struct MatmulArgs {
     /// Columns of A, rows of B (give with --m and --n)
     #[arg(long, value_name = "K", value_parser = number::<u32>(1, u32::MAX as u64), requires_all = ["m", "n"])]
     pub k: Option<u32>,
-    /// Which rungs to run, like 1,3-5,7b,10 or kernel names [default: all]
+    /// Which rungs to run, like 1,3-5,7b,10, kernel names, or all [default: all]
     #[arg(long, value_name = "LIST")]
     pub rungs: Option<String>,
     /// Timed runs per rung (1 to 100000) [default: enough for about a second, 5 to 10000]

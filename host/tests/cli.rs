@@ -127,6 +127,39 @@ fn usage_errors_exit_2_and_name_the_problem() {
     }
 }
 
+/// A rung list error names the chosen ladder's rungs and examples, none
+/// of the other ladder's.
+#[test]
+fn rung_errors_list_the_chosen_ladders_rungs() {
+    let out = run(&["matmul", "--dtype", "bf16", "--rungs", "12"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("--rungs: no rung '12' (the BF16 ladder's rungs are 1, 2, 3, 4, 5, 6, 7;"), "{err}");
+    assert!(err.contains("bf16_mma_sync") && !err.contains("7b") && !err.contains("sgemm"), "{err}");
+    let out = run(&["matmul", "--rungs", "13"]);
+    let err = stderr(&out);
+    assert!(err.contains("(the SGEMM ladder's rungs are 1, 2, 3, 4, 5, 6, 7a, 7b, 8, 9, 10, 11, 12;"), "{err}");
+    assert!(err.contains("sgemm_naive") && !err.contains("bf16"), "{err}");
+}
+
+/// `--rungs all`, the documented default, can be typed for every ladder:
+/// never a usage error; the run then needs a GPU (exit 3 without one).
+#[test]
+fn the_documented_rung_default_can_be_typed() {
+    let help = stdout(&run(&["matmul", "--help"])).split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(help.contains("or all [default: all]"), "{help}");
+    for dtype in ["f32", "bf16", "all"] {
+        let args = ["matmul", "--dtype", dtype, "--rungs", "all", "--size", "64", "--reps", "1", "--warmup", "0", "--no-cpu"];
+        let out = run(&args);
+        assert_no_panic(&out, dtype);
+        match out.status.code() {
+            Some(0) => assert!(stdout(&out).contains("cuBLAS"), "{dtype}: {}", stdout(&out)),
+            Some(3) => assert!(!stderr(&out).contains("--rungs"), "{dtype}: {}", stderr(&out)),
+            other => panic!("--dtype {dtype} --rungs all exited with {other:?}: {}", stderr(&out)),
+        }
+    }
+}
+
 #[test]
 fn numbers_take_every_spelling() {
     for n in ["4096", "1e3", "2^12", "4_096"] {

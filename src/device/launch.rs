@@ -11,7 +11,6 @@ use crate::error::{Context as _, Error, Result};
 use cust::function::{BlockSize, Function, FunctionAttribute, GridSize};
 use cust::memory::{DeviceBuffer, DeviceCopy, DevicePointer};
 use kernels_gpu::launch::{Kernel, LaunchShape};
-use kernels_gpu::matmul::GemmKernel;
 use std::ffi::c_void;
 
 /// A kernel parameter type (as the device crate declares it) and the host
@@ -72,33 +71,57 @@ pub struct KernelResources {
     pub local_bytes: u32,
 }
 
-/// Arguments of every SGEMM rung: `C = alpha * A * B + beta * C`.
-#[derive(Clone, Copy)]
-pub struct GemmArgs<'a> {
-    pub m: u32,
-    pub n: u32,
-    pub k: u32,
-    pub alpha: f32,
-    pub a: &'a DeviceBuffer<f32>,
-    pub b: &'a DeviceBuffer<f32>,
-    pub beta: f32,
-    pub c: &'a DeviceBuffer<f32>,
+/// The two PTX modules a kernel can live in. The caller says which, so
+/// every lookup is made where the kernel is: a failed lookup is an API
+/// error to tools such as compute-sanitizer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PtxModule {
+    /// Every kernel but the Hopper ones, for `PTX_LADDER_ARCH` (sm_80 by
+    /// default): Ampere and newer.
+    Portable,
+    /// The Hopper-only kernels (wgmma, TMA, setmaxnreg), for `sm_90a`:
+    /// exactly compute capability 9.0.
+    Sm90a,
+}
+
+impl PtxModule {
+    /// Whether a GPU of `capability` runs this module's kernels.
+    pub fn runs_on(self, capability: (u32, u32)) -> bool {
+        match self {
+            PtxModule::Portable => capability >= (8, 0),
+            PtxModule::Sm90a => capability == (9, 0),
+        }
+    }
+
+    /// What a GPU needs to run this module's kernels, in words.
+    pub fn requirement(self) -> &'static str {
+        match self {
+            PtxModule::Portable => "needs an Ampere or newer GPU (sm_80)",
+            PtxModule::Sm90a => "needs a Hopper GPU (sm_90)",
+        }
+    }
 }
 
 impl Gpu {
-    /// A kernel of the portable module, or of the sm_90a one for the Hopper
-    /// kernels (asked for where it is, so no failed lookup is made: tools
-    /// such as compute-sanitizer report those as API errors).
-    pub(crate) fn function(&self, name: &str) -> Result<Function<'_>> {
-        if kernels_gpu::hopper::is_hopper_kernel(name) {
-            return self.hopper_module()?.get_function(name).context(format_args!("finding kernel {name} in the sm_90a module"));
+    /// A kernel of `module` (the sm_90a module is loaded on first use).
+    fn function(&self, module: PtxModule, name: &str) -> Result<Function<'_>> {
+        match module {
+            PtxModule::Portable => self.module().get_function(name).context(format_args!("finding kernel {name} in the PTX module")),
+            PtxModule::Sm90a => {
+                self.hopper_module()?.get_function(name).context(format_args!("finding kernel {name} in the sm_90a module"))
+            }
         }
-        self.module().get_function(name).context(format_args!("finding kernel {name} in the PTX module"))
+    }
+
+    /// Registers, static shared memory and local memory of a kernel of the
+    /// portable module.
+    pub fn resources(&self, name: &str) -> Result<KernelResources> {
+        self.resources_in(PtxModule::Portable, name)
     }
 
     /// Registers, static shared memory and local memory of a kernel.
-    pub fn resources(&self, name: &str) -> Result<KernelResources> {
-        let function = self.function(name)?;
+    pub fn resources_in(&self, module: PtxModule, name: &str) -> Result<KernelResources> {
+        let function = self.function(module, name)?;
         let get =
             |attribute| function.get_attribute(attribute).map(|v| v.max(0) as u32).context(format_args!("reading {attribute:?} of {name}"));
         Ok(KernelResources {
@@ -108,37 +131,42 @@ impl Gpu {
         })
     }
 
+    /// Blocks of this kernel of the portable module one multiprocessor can
+    /// hold at this launch shape, from the driver's occupancy API.
+    pub fn resident_blocks(&self, name: &str, shape: LaunchShape) -> Result<u32> {
+        self.resident_blocks_in(PtxModule::Portable, name, shape)
+    }
+
     /// Blocks of this kernel one multiprocessor can hold at this launch
     /// shape, from the driver's occupancy API.
-    pub fn resident_blocks(&self, name: &str, shape: LaunchShape) -> Result<u32> {
-        let function = self.function(name)?;
+    pub fn resident_blocks_in(&self, module: PtxModule, name: &str, shape: LaunchShape) -> Result<u32> {
+        let function = self.function(module, name)?;
         self.allow_shared(&function, name, shape.shared_bytes)?;
         function
             .max_active_blocks_per_multiprocessor(BlockSize::xyz(shape.block.x, shape.block.y, shape.block.z), shape.shared_bytes as usize)
             .context(format_args!("asking the occupancy API about {name}"))
     }
 
-    /// Launches `kernel` on the stream with `args`, one value per parameter
-    /// in the kernel's order (device pointers as [`DevicePointer`]).
+    /// Launches `kernel` of the portable module on the stream with `args`,
+    /// one value per parameter in the kernel's order (device pointers as
+    /// [`DevicePointer`]).
     pub fn launch<P: Params>(&self, kernel: &Kernel<P>, shape: LaunchShape, args: P::Host) -> Result<()> {
-        let mut args = args;
-        self.launch_raw(kernel.name(), shape, &P::pointers(&mut args))
+        self.launch_in(PtxModule::Portable, kernel, shape, args)
     }
 
-    fn launch_raw(&self, name: &str, shape: LaunchShape, args: &[*mut c_void]) -> Result<()> {
+    /// Launches `kernel` of `module`, as [`Gpu::launch`] does.
+    pub fn launch_in<P: Params>(&self, module: PtxModule, kernel: &Kernel<P>, shape: LaunchShape, args: P::Host) -> Result<()> {
+        let mut args = args;
+        self.launch_raw(module, kernel.name(), shape, &P::pointers(&mut args))
+    }
+
+    fn launch_raw(&self, module: PtxModule, name: &str, shape: LaunchShape, args: &[*mut c_void]) -> Result<()> {
         self.check_shape(name, shape)?;
-        let function = self.function(name)?;
+        let function = self.function(module, name)?;
         self.allow_shared(&function, name, shape.shared_bytes)?;
         let grid = GridSize::xyz(shape.grid.x, shape.grid.y, shape.grid.z);
         let block = BlockSize::xyz(shape.block.x, shape.block.y, shape.block.z);
         unsafe { self.stream().launch(&function, grid, block, shape.shared_bytes, args) }.context(format_args!("launching {name}"))
-    }
-
-    /// `C = alpha * A * B + beta * C` with one rung of the ladder.
-    pub fn sgemm(&self, kernel: &GemmKernel, args: &GemmArgs) -> Result<()> {
-        let GemmArgs { m, n, k, alpha, a, b, beta, c } = *args;
-        let values = (m, n, k, alpha, pointer(a), pointer(b), beta, pointer(c));
-        self.launch(&kernel.kernel, (kernel.launch)(m, n), values)
     }
 
     fn check_shape(&self, name: &str, shape: LaunchShape) -> Result<()> {

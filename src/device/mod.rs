@@ -7,14 +7,14 @@ mod launch;
 mod timing;
 
 pub use info::DeviceInfo;
-pub use launch::{GemmArgs, KernelResources, Param, Params, pointer};
+pub use launch::{KernelResources, Param, Params, PtxModule, pointer};
 pub use timing::Timing;
 
 use crate::error::{Context as _, Error, Result};
 use cust::context::Context;
 use cust::device::Device;
 use cust::error::CudaError;
-use cust::memory::DeviceBuffer;
+use cust::memory::{DeviceBuffer, DeviceCopy};
 use cust::module::Module;
 use cust::stream::{Stream, StreamFlags};
 
@@ -70,13 +70,13 @@ impl Gpu {
 
     /// Allocates `len` floats, refusing up front when they cannot fit.
     pub fn alloc(&self, len: usize, what: &str) -> Result<DeviceBuffer<f32>> {
-        let len = len.max(1);
-        unsafe { DeviceBuffer::uninitialized(len) }.context(format_args!("allocating {what} ({} MB)", len * 4 / 1_000_000))
+        allocate(len, what)
     }
 
-    /// Allocates and fills a device buffer from `host`.
-    pub fn upload(&self, host: &[f32], what: &str) -> Result<DeviceBuffer<f32>> {
-        let buffer = self.alloc(host.len(), what)?;
+    /// Allocates and fills a device buffer from `host` (floats, or the bit
+    /// patterns of a narrower type).
+    pub fn upload<T: DeviceCopy>(&self, host: &[T], what: &str) -> Result<DeviceBuffer<T>> {
+        let buffer = allocate(host.len(), what)?;
         if !host.is_empty() {
             cust::memory::CopyDestination::copy_from(&mut buffer.index(..host.len()), host)
                 .context(format_args!("copying {what} to the GPU"))?;
@@ -123,6 +123,13 @@ impl Gpu {
     pub(crate) fn module(&self) -> &Module {
         &self.module
     }
+}
+
+/// `len` elements (at least one) of uninitialised device memory.
+fn allocate<T: DeviceCopy>(len: usize, what: &str) -> Result<DeviceBuffer<T>> {
+    let len = len.max(1);
+    let megabytes = len * std::mem::size_of::<T>() / 1_000_000;
+    unsafe { DeviceBuffer::uninitialized(len) }.context(format_args!("allocating {what} ({megabytes} MB)"))
 }
 
 /// Checks a raw driver call made through `cust::sys`.

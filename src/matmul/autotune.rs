@@ -2,11 +2,11 @@
 //! at this size, keep the fastest correct one, and remember it in a small
 //! JSON file that later runs read.
 
+use super::buffers::Buffers;
 use super::check::{Reference, verdict};
-use super::ladder::{GemmBuffers, measure};
+use super::ladder::measure;
 use crate::device::Gpu;
 use crate::error::{Error, Result};
-use kernels_gpu::matmul::GemmKernel;
 use kernels_gpu::matmul::r08_autotuned::{CONFIGS, Config};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -62,7 +62,7 @@ pub fn save(path: &Path, tuned: &Tuned) -> Result<()> {
 
 /// Which shape rung 8 runs, and why (for the table).
 pub struct Choice {
-    pub config: Config,
+    pub config: &'static Config,
     pub note: String,
 }
 
@@ -70,7 +70,7 @@ pub struct Choice {
 /// the default shape with a note saying so.
 pub fn choose(path: &Path, device: &str) -> Choice {
     let default =
-        Choice { config: CONFIGS[0], note: format!("default shape {}; run `ptx-ladder matmul --tune` to search", shape(&CONFIGS[0])) };
+        Choice { config: &CONFIGS[0], note: format!("default shape {}; run `ptx-ladder matmul --tune` to search", shape(&CONFIGS[0])) };
     let Ok(text) = std::fs::read_to_string(path) else { return default };
     let tuned = match Tuned::from_text(&text) {
         Ok(tuned) => tuned,
@@ -93,7 +93,7 @@ pub fn choose(path: &Path, device: &str) -> Choice {
 pub fn chosen(tuned: &Tuned, source: &str) -> Choice {
     let config = CONFIGS.iter().find(|c| c.kernel.name() == tuned.kernel).unwrap_or(&CONFIGS[0]);
     let (m, n, k) = tuned.size;
-    Choice { config: *config, note: format!("{} tuned on this GPU at {m}x{n}x{k} ({source})", shape(config)) }
+    Choice { config, note: format!("{} tuned on this GPU at {m}x{n}x{k} ({source})", shape(config)) }
 }
 
 /// "128x128x8, 8x8 per thread".
@@ -111,19 +111,18 @@ pub struct Candidate {
     pub outcome: String,
 }
 
-/// Times every candidate and returns them with the fastest correct one
-/// (which the caller saves with [`save`]).
+/// Times every candidate on the ladder's buffers and reference and returns
+/// them with the fastest correct one (which the caller saves with [`save`]).
 pub fn tune(
     gpu: &Gpu,
-    buffers: &mut GemmBuffers,
+    buffers: &mut Buffers<f32>,
     reference: &Reference,
     progress: &mut dyn FnMut(&str),
 ) -> Result<(Vec<Candidate>, Tuned)> {
     let mut results = Vec::new();
     for (i, config) in CONFIGS.iter().enumerate() {
         progress(&crate::progress::step(i, CONFIGS.len(), &format!("tuning {}", shape(config))));
-        let kernel: GemmKernel = config.kernel;
-        let (check, timing) = measure(gpu, buffers, &kernel, reference, None, 2)?;
+        let (check, timing) = measure(gpu, buffers, &config.kernel, reference, None, 2)?;
         let v = verdict(reference, &check);
         let gflops = timing.map(|t| t.billions_per_second(buffers.flops()));
         results.push(Candidate { config: *config, gflops: if v.passed() { gflops } else { None }, outcome: v.describe() });

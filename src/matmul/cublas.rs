@@ -295,8 +295,13 @@ impl Cublas {
 
     /// "cuBLAS 13.0.2"-style version string.
     pub fn version_string(&self) -> String {
-        let v = self.version;
-        format!("cuBLAS {}.{}.{}", v / 10000, (v / 100) % 100, v % 100)
+        Self::version_text(self.version)
+    }
+
+    /// `version` as cuBLAS encodes it (major × 10000 + minor × 100 +
+    /// patch) in words: "cuBLAS 13.0.2".
+    pub fn version_text(version: i32) -> String {
+        format!("cuBLAS {}.{}.{}", version / 10000, (version / 100) % 100, version % 100)
     }
 }
 
@@ -361,8 +366,14 @@ fn expand(pattern: &Path) -> Vec<PathBuf> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Status, check, expand};
+    use super::{Cublas, Status, check, expand};
     use std::path::Path;
+
+    #[test]
+    fn versions_read_as_major_minor_patch() {
+        assert_eq!(Cublas::version_text(130_100), "cuBLAS 13.1.0");
+        assert_eq!(Cublas::version_text(120_908), "cuBLAS 12.9.8");
+    }
 
     #[test]
     fn errors_name_the_status() {

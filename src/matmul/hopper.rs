@@ -1,41 +1,26 @@
-//! Running the Hopper GEMMs of the sm_90a module: tensor maps over the
-//! inputs for BF16, and for 3xTF32 the split into big and small TF32 parts
-//! (B transposed) in padded scratch buffers first.
+//! The prepared GEMMs of the sm_90a module: [`Bf16Tma`] (the BF16 ladder's
+//! wgmma rungs: tensor maps over A, B and, for the kernels storing C by
+//! TMA, C) and [`Tf32x3`] (the SGEMM ladder's rung 12: A and B split into
+//! big and small TF32 parts, B transposed, in padded scratch buffers with
+//! tensor maps over them).
 //!
-//! A [`HopperGemm`] is made once per problem size (tensor maps and scratch
-//! buffers), then run as often as the timing needs.
+//! Each is made once per problem, then run as often as the timing needs.
 
+use super::buffers::Buffers;
+use super::element::{Args, Gemm};
+use super::rung::RungKernel;
 use crate::device::hopper::{TmaElement, TmaTile, address, tensor_map};
-use crate::device::{GemmArgs, Gpu, pointer};
+use crate::device::{Gpu, PtxModule, pointer};
 use crate::error::{Error, Result};
 use cust::memory::{DeviceBuffer, DevicePointer};
-use kernels_gpu::hopper::{Entry, HopperKernel, tf32x3, wgmma_bf16_store};
-use kernels_gpu::launch::{Dim3, LaunchShape};
-
-/// The 3xTF32 split of A and B: rows of `pitch` floats (K rounded up to 4).
-struct Split {
-    pitch: u32,
-    a_big: DeviceBuffer<f32>,
-    a_small: DeviceBuffer<f32>,
-    b_big: DeviceBuffer<f32>,
-    b_small: DeviceBuffer<f32>,
-}
-
-/// One Hopper kernel ready to run at one size.
-pub struct HopperGemm {
-    kernel: HopperKernel,
-    size: (u32, u32, u32),
-    /// The tensor maps, 16 words each, where TMA reads them.
-    maps: DeviceBuffer<u64>,
-    split: Option<Split>,
-    /// The C the BF16 kernels storing through a tensor map were prepared for.
-    c: Option<DevicePointer<f32>>,
-    shape: LaunchShape,
-}
+use half::bf16;
+use kernels_gpu::hopper::wgmma_bf16_store::{self, Bf16StoreParams};
+use kernels_gpu::hopper::{Bf16Params, Entry, HopperKernel, Tf32x3Params, tf32x3};
+use kernels_gpu::launch::{Dim3, Kernel, LaunchShape};
 
 /// Why a BF16 Hopper rung cannot take this shape, if it cannot: TMA reads
 /// rows whose pitch is a multiple of 16 bytes.
-pub fn bf16_shape_problem((_, n, k): (u32, u32, u32)) -> Option<&'static str> {
+pub fn bf16_shape_limit((_, n, k): (u32, u32, u32)) -> Option<&'static str> {
     match (k % 8, n % 8) {
         (0, 0) => None,
         (_, 0) => Some("needs K % 8 == 0 (TMA rows of 16 bytes)"),
@@ -44,34 +29,55 @@ pub fn bf16_shape_problem((_, n, k): (u32, u32, u32)) -> Option<&'static str> {
     }
 }
 
+/// Why the 3xTF32 rung cannot take this shape: its split kernel's grid
+/// covers K in 32-column steps of at most 65535 blocks.
+pub fn tf32x3_shape_limit((_, _, k): (u32, u32, u32)) -> Option<&'static str> {
+    (tf32x3::padded_k(k).div_ceil(32) > 65_535).then_some("needs K ≤ 2097120 (the 3xTF32 split's grid)")
+}
+
 /// The kernel's launch shape on this GPU: a persistent grid takes one
 /// block per multiprocessor.
 fn launch_shape(gpu: &Gpu, kernel: &HopperKernel, (m, n, _): (u32, u32, u32)) -> LaunchShape {
     kernel.launch(m, n, gpu.info.multiprocessors)
 }
 
-impl HopperGemm {
-    /// A BF16 kernel over A (`m`×`k`) and B (`k`×`n`), row-major BF16 bits,
-    /// writing C (`m`×`n`, fp32): the kernels that store C with TMA get its
-    /// tensor map now, so they run only on this C.
-    pub fn bf16(
-        kernel: HopperKernel,
-        gpu: &Gpu,
-        size: (u32, u32, u32),
-        a: &DeviceBuffer<u16>,
-        b: &DeviceBuffer<u16>,
-        c: &DeviceBuffer<f32>,
-    ) -> Result<HopperGemm> {
-        if !matches!(kernel.entry, Entry::Bf16(_) | Entry::Bf16Store(_)) {
-            return Err(Error::new(format!("{} is not a BF16 kernel", kernel.name())));
-        }
+/// How a BF16 Hopper kernel writes C.
+enum Store {
+    /// Through its own stores, to the C passed at launch.
+    Direct(Kernel<Bf16Params>),
+    /// By TMA, through a tensor map over this C (made when prepared).
+    Tma(Kernel<Bf16StoreParams>, DevicePointer<f32>),
+}
+
+/// A BF16 wgmma kernel ready to run on one set of buffers.
+pub struct Bf16Tma {
+    name: &'static str,
+    size: (u32, u32, u32),
+    /// The inputs the tensor maps were made for.
+    inputs: (DevicePointer<u16>, DevicePointer<u16>),
+    /// The tensor maps, 16 words each, where TMA reads them.
+    maps: DeviceBuffer<u64>,
+    store: Store,
+    shape: LaunchShape,
+}
+
+impl Bf16Tma {
+    /// `kernel` over `buffers`: A (M×K) and B (K×N) row-major bf16 bits, C
+    /// (M×N, fp32).
+    pub fn new(kernel: HopperKernel, gpu: &Gpu, buffers: &Buffers<bf16>) -> Result<Bf16Tma> {
+        let args = buffers.args();
+        let (m, n, k) = (args.m, args.n, args.k);
+        let store = match kernel.entry {
+            Entry::Bf16(entry) => Store::Direct(entry),
+            Entry::Bf16Store(entry) => Store::Tma(entry, pointer(args.c)),
+            Entry::Tf32x3(_) => return Err(Error::new(format!("{} is not a BF16 kernel", kernel.name()))),
+        };
         // Loads (and JIT-compiles) the module now, outside any timing; on a
         // GPU other than Hopper this is the error to show.
         gpu.hopper_module()?;
-        if let Some(why) = bf16_shape_problem(size) {
+        if let Some(why) = bf16_shape_limit((m, n, k)) {
             return Err(Error::new(format!("{} {why}", kernel.name())));
         }
-        let (m, n, k) = size;
         let tiling = kernel.tiling;
         let tile = |address, rows: u32, cols: u32, box_rows| TmaTile {
             element: TmaElement::Bf16,
@@ -83,38 +89,103 @@ impl HopperGemm {
             box_cols: 64,
         };
         let mut maps = vec![
-            tensor_map(&tile(address(pointer(a)), m, k, tiling.tile_m()))?,
-            tensor_map(&tile(address(pointer(b)), k, n, tiling.tiling.tile_k))?,
+            tensor_map(&tile(address(pointer(args.a)), m, k, tiling.tile_m()))?,
+            tensor_map(&tile(address(pointer(args.b)), k, n, tiling.tiling.tile_k))?,
         ];
-        let shape = launch_shape(gpu, &kernel, size);
-        let mut stored_c = None;
-        if let Entry::Bf16Store(_) = kernel.entry {
-            let c_tile = TmaTile {
+        if let Store::Tma(_, c) = store {
+            maps.push(tensor_map(&TmaTile {
                 element: TmaElement::F32,
-                address: address(pointer(c)),
+                address: address(c),
                 rows: m as u64,
                 cols: n as u64,
                 pitch: n as u64,
-                box_rows: kernel.tiling.store_rows,
+                box_rows: tiling.store_rows,
                 box_cols: wgmma_bf16_store::C_BOX_COLS,
-            };
-            maps.push(tensor_map(&c_tile)?);
-            stored_c = Some(pointer(c));
+            })?);
         }
-        Ok(HopperGemm { kernel, size, maps: gpu.upload_maps(&maps)?, split: None, c: stored_c, shape })
+        Ok(Bf16Tma {
+            name: kernel.name(),
+            size: (m, n, k),
+            inputs: (pointer(args.a), pointer(args.b)),
+            maps: gpu.upload_maps(&maps)?,
+            store,
+            shape: launch_shape(gpu, &kernel, (m, n, k)),
+        })
+    }
+}
+
+impl Gemm<bf16> for Bf16Tma {
+    /// Enqueues `C = A·B` over the inputs its tensor maps were made for.
+    fn run(&self, gpu: &Gpu, args: &Args<bf16>) -> Result<()> {
+        let (m, n, k) = self.size;
+        if (args.m, args.n, args.k) != self.size || (pointer(args.a), pointer(args.b)) != self.inputs {
+            return Err(Error::new(format!("{} was prepared for other inputs", self.name)));
+        }
+        match self.store {
+            Store::Direct(kernel) => gpu.launch_in(PtxModule::Sm90a, &kernel, self.shape, (m, n, k, pointer(&self.maps), pointer(args.c))),
+            Store::Tma(kernel, c) => {
+                if c != pointer(args.c) {
+                    return Err(Error::new(format!("{} was prepared for another C", self.name)));
+                }
+                gpu.launch_in(PtxModule::Sm90a, &kernel, self.shape, (m, n, k, pointer(&self.maps)))
+            }
+        }
+    }
+}
+
+impl RungKernel<bf16> for HopperKernel {
+    fn name(&self) -> &'static str {
+        HopperKernel::name(self)
     }
 
-    /// The 3xTF32 kernel at this size, with its scratch buffers.
-    pub fn tf32x3(kernel: HopperKernel, gpu: &Gpu, size: (u32, u32, u32)) -> Result<HopperGemm> {
-        if !matches!(kernel.entry, Entry::Tf32x3(_)) {
+    fn module(&self) -> PtxModule {
+        PtxModule::Sm90a
+    }
+
+    fn shape_limit(&self, size: (u32, u32, u32)) -> Option<&'static str> {
+        bf16_shape_limit(size)
+    }
+
+    fn shape(&self, gpu: &Gpu, size: (u32, u32, u32)) -> LaunchShape {
+        launch_shape(gpu, self, size)
+    }
+
+    fn prepare(&self, gpu: &Gpu, buffers: &Buffers<bf16>) -> Result<Box<dyn Gemm<bf16>>> {
+        Ok(Box::new(Bf16Tma::new(*self, gpu, buffers)?))
+    }
+}
+
+/// The 3xTF32 split of A and B: rows of `pitch` floats (K rounded up to 4).
+struct Split {
+    pitch: u32,
+    a_big: DeviceBuffer<f32>,
+    a_small: DeviceBuffer<f32>,
+    b_big: DeviceBuffer<f32>,
+    b_small: DeviceBuffer<f32>,
+}
+
+/// The 3xTF32 wgmma kernel ready to run at one size, with its scratch
+/// buffers and the tensor maps over them.
+pub struct Tf32x3 {
+    kernel: Kernel<Tf32x3Params>,
+    size: (u32, u32, u32),
+    split: Split,
+    maps: DeviceBuffer<u64>,
+    shape: LaunchShape,
+}
+
+impl Tf32x3 {
+    /// `kernel` (the 3xTF32 entry) for `m`×`n`×`k` problems.
+    pub fn new(kernel: HopperKernel, gpu: &Gpu, size: (u32, u32, u32)) -> Result<Tf32x3> {
+        let Entry::Tf32x3(entry) = kernel.entry else {
             return Err(Error::new(format!("{} is not a 3xTF32 kernel", kernel.name())));
-        }
+        };
         gpu.hopper_module()?;
+        if let Some(why) = tf32x3_shape_limit(size) {
+            return Err(Error::new(format!("{} {why}", kernel.name())));
+        }
         let (m, n, k) = size;
         let pitch = tf32x3::padded_k(k);
-        if pitch.div_ceil(32) > 65_535 {
-            return Err(Error::new(format!("{}: K = {k} is above what its split kernel's grid covers", kernel.name())));
-        }
         gpu.ensure_fits(2 * (m as u128 + n as u128) * pitch as u128 * 4, "the 3xTF32 split")?;
         let split = Split {
             pitch,
@@ -138,53 +209,16 @@ impl HopperGemm {
             tensor_map(&tile(&split.b_big, n))?,
             tensor_map(&tile(&split.b_small, n))?,
         ];
-        Ok(HopperGemm { kernel, size, maps: gpu.upload_maps(&maps)?, split: Some(split), c: None, shape: launch_shape(gpu, &kernel, size) })
+        Ok(Tf32x3 { kernel: entry, size, split, maps: gpu.upload_maps(&maps)?, shape: launch_shape(gpu, &kernel, size) })
     }
 
-    pub fn kernel(&self) -> &HopperKernel {
-        &self.kernel
-    }
-
-    /// Grid, block and shared memory of the GEMM launch.
-    pub fn shape(&self) -> LaunchShape {
-        self.shape
-    }
-
-    /// Enqueues `C = A·B` with a BF16 kernel, over the inputs its tensor
-    /// maps were made for.
-    pub fn run_bf16(&self, gpu: &Gpu, c: &DeviceBuffer<f32>) -> Result<()> {
+    /// Splits A and B into the scratch buffers.
+    fn split(&self, gpu: &Gpu, a: &DeviceBuffer<f32>, b: &DeviceBuffer<f32>) -> Result<()> {
         let (m, n, k) = self.size;
-        match self.kernel.entry {
-            Entry::Bf16(kernel) => gpu.launch(&kernel, self.shape, (m, n, k, pointer(&self.maps), pointer(c))),
-            Entry::Bf16Store(kernel) => {
-                if self.c != Some(pointer(c)) {
-                    return Err(Error::new(format!("{} was prepared for another C", self.kernel.name())));
-                }
-                gpu.launch(&kernel, self.shape, (m, n, k, pointer(&self.maps)))
-            }
-            Entry::Tf32x3(_) => Err(Error::new(format!("{} is not a BF16 kernel", self.kernel.name()))),
-        }
-    }
-
-    /// Enqueues `C = alpha·A·B + beta·C` with the 3xTF32 kernel: A and B
-    /// are split first, on the same stream, so a timing includes the split.
-    pub fn run_tf32x3(&self, gpu: &Gpu, args: &GemmArgs) -> Result<()> {
-        let (m, n, k) = self.size;
-        let (Entry::Tf32x3(kernel), Some(split)) = (self.kernel.entry, &self.split) else {
-            return Err(Error::new(format!("{} is not a 3xTF32 kernel", self.kernel.name())));
-        };
-        if (args.m, args.n, args.k) != self.size {
-            return Err(Error::new(format!("{} was prepared for {m}x{n}x{k}", self.kernel.name())));
-        }
-        self.split(gpu, split, args.a, args.b)?;
-        gpu.launch(&kernel, self.shape, (m, n, k, args.alpha, pointer(&self.maps), args.beta, pointer(args.c)))
-    }
-
-    fn split(&self, gpu: &Gpu, split: &Split, a: &DeviceBuffer<f32>, b: &DeviceBuffer<f32>) -> Result<()> {
-        let (m, n, k) = self.size;
+        let split = &self.split;
         let pitch = split.pitch;
         let launch = |kernel, shape, rows: u32, cols: u32, src: &DeviceBuffer<f32>, big: &DeviceBuffer<f32>, small: &DeviceBuffer<f32>| {
-            gpu.launch(kernel, shape, (rows, cols, pitch, pointer(src), pointer(big), pointer(small)))
+            gpu.launch_in(PtxModule::Sm90a, kernel, shape, (rows, cols, pitch, pointer(src), pointer(big), pointer(small)))
         };
         let rows_shape = LaunchShape {
             grid: Dim3::new(pitch.div_ceil(tf32x3::SPLIT_THREADS), m.min(65_535), 1),
@@ -198,5 +232,61 @@ impl HopperGemm {
             shared_bytes: tf32x3::TRANSPOSE_TILE_FLOATS * 4,
         };
         launch(&tf32x3::TF32X3_SPLIT_TRANSPOSED, transposed_shape, k, n, b, &split.b_big, &split.b_small)
+    }
+}
+
+impl Gemm<f32> for Tf32x3 {
+    /// Enqueues `C = alpha·A·B + beta·C`: A and B are split first, on the
+    /// same stream, so a timing includes the split.
+    fn run(&self, gpu: &Gpu, args: &Args<f32>) -> Result<()> {
+        let (m, n, k) = self.size;
+        if (args.m, args.n, args.k) != self.size {
+            return Err(Error::new(format!("{} was prepared for {m}x{n}x{k}", self.kernel.name())));
+        }
+        self.split(gpu, args.a, args.b)?;
+        let values = (m, n, k, args.alpha, pointer(&self.maps), args.beta, pointer(args.c));
+        gpu.launch_in(PtxModule::Sm90a, &self.kernel, self.shape, values)
+    }
+}
+
+impl RungKernel<f32> for HopperKernel {
+    fn name(&self) -> &'static str {
+        HopperKernel::name(self)
+    }
+
+    fn module(&self) -> PtxModule {
+        PtxModule::Sm90a
+    }
+
+    fn shape_limit(&self, size: (u32, u32, u32)) -> Option<&'static str> {
+        tf32x3_shape_limit(size)
+    }
+
+    fn shape(&self, gpu: &Gpu, size: (u32, u32, u32)) -> LaunchShape {
+        launch_shape(gpu, self, size)
+    }
+
+    fn prepare(&self, gpu: &Gpu, buffers: &Buffers<f32>) -> Result<Box<dyn Gemm<f32>>> {
+        Ok(Box::new(Tf32x3::new(*self, gpu, buffers.size())?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tma_rows_must_be_16_byte_multiples() {
+        assert_eq!(bf16_shape_limit((4097, 1024, 520)), None);
+        assert_eq!(bf16_shape_limit((8, 8, 9)), Some("needs K % 8 == 0 (TMA rows of 16 bytes)"));
+        assert_eq!(bf16_shape_limit((8, 9, 8)), Some("needs N % 8 == 0 (TMA rows of 16 bytes)"));
+        assert!(bf16_shape_limit((8, 9, 9)).is_some_and(|why| why.contains("K % 8 == 0 and N % 8 == 0")));
+    }
+
+    #[test]
+    fn the_split_grid_bounds_k() {
+        assert_eq!(tf32x3_shape_limit((1, 1, 1)), None);
+        assert_eq!(tf32x3_shape_limit((1, 1, 2_097_120)), None);
+        assert!(tf32x3_shape_limit((1, 1, 2_097_121)).is_some());
     }
 }

@@ -1,14 +1,15 @@
-//! Runs the ladder on the GPU: every selected rung and cuBLAS on the same
-//! device buffers, each checked against the f64 reference and then timed.
+//! Runs a ladder on the GPU, for either element type: cuBLAS, its
+//! reference rows and every selected rung on the same device buffers, each
+//! checked against the f64 reference and then timed.
 
-use super::check::{Problem, Reference, Verdict, gemm_flops, reference, reference_rows, verdict};
+use super::buffers::Buffers;
+use super::check::{Reference, Verdict, reference_rows, verdict};
 use super::cublas::Cublas;
-use super::dtype::{Dtype, TF32_TOLERANCE};
-use super::hopper::HopperGemm;
-use super::rungs::Selection;
-use crate::device::{GemmArgs, Gpu, KernelResources, Timing};
-use crate::error::{Context as _, Error, Result};
-use cust::memory::{AsyncCopyDestination, DeviceBuffer};
+use super::dtype::Dtype;
+use super::element::{Element, Gemm};
+use super::rung::{Ladder, Rung};
+use crate::device::{Gpu, KernelResources, PtxModule, Timing};
+use crate::error::{Error, Result};
 use kernels_gpu::launch::LaunchShape;
 
 /// Largest matrix, in elements: kernels index with 32-bit integers.
@@ -40,110 +41,20 @@ pub fn validate_size((m, n, k): (u32, u32, u32)) -> Result<()> {
     Ok(())
 }
 
-/// A, B and C on the GPU, plus C's initial value when beta != 0.
-pub struct GemmBuffers {
-    size: (u32, u32, u32),
-    alpha: f32,
-    beta: f32,
-    a: DeviceBuffer<f32>,
-    b: DeviceBuffer<f32>,
-    c: DeviceBuffer<f32>,
-    c_initial: Option<DeviceBuffer<f32>>,
-}
-
-impl GemmBuffers {
-    pub fn upload(gpu: &Gpu, problem: &Problem) -> Result<GemmBuffers> {
-        let (m, n, k) = (problem.m as u128, problem.n as u128, problem.k as u128);
-        let copies_of_c = if problem.beta == 0.0 { 1 } else { 2 };
-        gpu.ensure_fits(4 * (m * k + k * n + copies_of_c * m * n), "this GEMM")?;
-        Ok(GemmBuffers {
-            size: (problem.m, problem.n, problem.k),
-            alpha: problem.alpha,
-            beta: problem.beta,
-            a: gpu.upload(&problem.a, "A")?,
-            b: gpu.upload(&problem.b, "B")?,
-            c: gpu.alloc(problem.m as usize * problem.n as usize, "C")?,
-            c_initial: if problem.beta == 0.0 { None } else { Some(gpu.upload(&problem.c, "initial C")?) },
-        })
-    }
-
-    pub fn size(&self) -> (u32, u32, u32) {
-        self.size
-    }
-
-    pub fn flops(&self) -> f64 {
-        gemm_flops(self.size)
-    }
-
-    /// The kernel arguments for these buffers.
-    pub fn args(&self) -> GemmArgs<'_> {
-        let (m, n, k) = self.size;
-        GemmArgs { m, n, k, alpha: self.alpha, a: &self.a, b: &self.b, beta: self.beta, c: &self.c }
-    }
-
-    /// Puts C back in its pre-call state: poison when beta == 0 (so unwritten
-    /// elements show), the initial values otherwise.
-    fn reset_c(&mut self, gpu: &Gpu) -> Result<()> {
-        match &self.c_initial {
-            None => gpu.poison(&mut self.c),
-            Some(initial) => unsafe { self.c.async_copy_from(initial, gpu.stream()) }.context("restoring C"),
-        }
-    }
-}
-
-/// Something that computes the GEMM on the buffers: a rung or cuBLAS.
-pub trait Gemm {
-    fn run(&self, gpu: &Gpu, args: &GemmArgs) -> Result<()>;
-}
-
-impl Gemm for kernels_gpu::matmul::GemmKernel {
-    fn run(&self, gpu: &Gpu, args: &GemmArgs) -> Result<()> {
-        gpu.sgemm(self, args)
-    }
-}
-
-impl Gemm for Cublas {
-    fn run(&self, _gpu: &Gpu, args: &GemmArgs) -> Result<()> {
-        self.sgemm((args.m, args.n, args.k), args.alpha, args.a, args.b, args.beta, args.c)
-    }
-}
-
-/// The 3xTF32 wgmma rung, prepared for one size (its split buffers and
-/// tensor maps).
-impl Gemm for HopperGemm {
-    fn run(&self, gpu: &Gpu, args: &GemmArgs) -> Result<()> {
-        self.run_tf32x3(gpu, args)
-    }
-}
-
-/// cuBLAS on the TF32 tensor cores: a reference row beside SGEMM.
-pub struct CublasTf32<'a>(pub &'a Cublas);
-
-impl Gemm for CublasTf32<'_> {
-    fn run(&self, _gpu: &Gpu, args: &GemmArgs) -> Result<()> {
-        if args.alpha != 1.0 || args.beta != 0.0 {
-            return Err(Error::new("the TF32 reference row computes C = A·B only (alpha 1, beta 0)"));
-        }
-        self.0.sgemm_tf32((args.m, args.n, args.k), args.a, args.b, args.c)
-    }
-}
-
 /// Runs `gemm` once on a reset C and returns C (for checking), then, if
 /// that result is correct, times it: `warmup` untimed runs and `reps` timed
 /// ones (None: enough for about a second, between 5 and 10000).
-pub fn measure(
+pub fn measure<E: Element>(
     gpu: &Gpu,
-    buffers: &mut GemmBuffers,
-    gemm: &dyn Gemm,
+    buffers: &mut Buffers<E>,
+    gemm: &dyn Gemm<E>,
     reference: &Reference,
     reps: Option<u32>,
     warmup: u32,
 ) -> Result<(Vec<f32>, Option<Timing>)> {
     buffers.reset_c(gpu)?;
     gemm.run(gpu, &buffers.args())?;
-    let (m, n, _) = buffers.size;
-    let mut c = vec![0.0f32; m as usize * n as usize];
-    gpu.download(&buffers.c, &mut c, "C")?;
+    let c = buffers.download_c(gpu)?;
     if !verdict(reference, &c).passed() {
         return Ok((c, None));
     }
@@ -220,24 +131,25 @@ impl Row {
 
     /// A rung's row, with the resources the driver reports for its kernel
     /// at this launch shape.
-    pub fn rung(
+    pub fn rung<E: Element>(
         gpu: &Gpu,
-        (id, title, kernel): (&str, &str, &str),
+        rung: &Rung<E>,
         shape: LaunchShape,
         verdict: Verdict,
         timing: Option<Timing>,
         flops: f64,
     ) -> Result<Row> {
-        let blocks = gpu.resident_blocks(kernel, shape)?;
+        let (module, kernel) = (rung.kernel.module(), rung.kernel.name());
+        let blocks = gpu.resident_blocks_in(module, kernel, shape)?;
         let warps_per_block = shape.block.volume().div_ceil(gpu.info.warp_size as u64) as f64;
         Ok(Row {
-            id: id.into(),
-            title: title.into(),
+            id: rung.id.into(),
+            title: rung.title.into(),
             kernel: kernel.into(),
             verdict,
             gflops: timing.as_ref().map(|t| t.billions_per_second(flops)),
             timing,
-            resources: Some(gpu.resources(kernel)?),
+            resources: Some(gpu.resources_in(module, kernel)?),
             dynamic_shared_bytes: shape.shared_bytes,
             blocks_per_sm: Some(blocks),
             occupancy: Some(blocks as f64 * warps_per_block / gpu.info.max_warps_per_multiprocessor() as f64),
@@ -291,79 +203,86 @@ impl Report {
     }
 }
 
-/// Uploads random inputs and computes the reference for `options.size`.
-pub fn prepare(gpu: &Gpu, options: &Options, progress: &mut dyn FnMut(&str)) -> Result<(GemmBuffers, Reference)> {
+/// Uploads random inputs of type `E` and computes the reference for
+/// `options.size`.
+pub fn prepare<E: Element>(gpu: &Gpu, options: &Options, progress: &mut dyn FnMut(&str)) -> Result<(Buffers<E>, Reference)> {
     validate_size(options.size)?;
     let (m, n, k) = options.size;
-    progress(&format!("generating random {m}x{k} and {k}x{n} inputs"));
-    let problem = Problem::random(options.size, 1.0, 0.0, options.seed);
-    let buffers = GemmBuffers::upload(gpu, &problem)?;
+    progress(&format!("generating random {} {m}x{k} and {k}x{n} inputs", E::DTYPE.name()));
+    let problem = E::random(options.size, options.seed);
+    let buffers = Buffers::upload(gpu, &problem)?;
     let rows = reference_rows(m, n, k, options.seed ^ 0x7e57);
     progress(&format!("computing the f64 reference for {} of {m} rows on the CPU", rows.len()));
-    let reference = reference(&problem, rows);
+    let reference = E::reference(&problem, rows);
     Ok((buffers, reference))
 }
 
-/// Runs cuBLAS (if found) and then every rung in `rungs`.
-pub fn run(gpu: &Gpu, rungs: &Selection, options: &Options, autotune_note: String, progress: &mut dyn FnMut(&str)) -> Result<Report> {
-    let (mut buffers, reference) = prepare(gpu, options, progress)?;
+/// Runs cuBLAS (if found), its reference rows and then every rung of
+/// `ladder` on `buffers` (from [`prepare`] at `options.size`); rungs this
+/// GPU or shape cannot run are listed as skipped.
+pub fn run<E: Element>(
+    gpu: &Gpu,
+    ladder: &Ladder<E>,
+    buffers: &mut Buffers<E>,
+    reference: &Reference,
+    options: &Options,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Report> {
+    let size = buffers.size();
     let flops = buffers.flops();
-
-    if gpu.is_hopper() && !rungs.hopper.is_empty() {
+    let capability = gpu.info.compute_capability;
+    let runs_here = |r: &&Rung<E>| r.skip_reason(capability, size).is_none();
+    if ladder.rungs.iter().filter(runs_here).any(|r| r.kernel.module() == PtxModule::Sm90a) {
         // The driver compiles the sm_90a PTX on first use (seconds, once
         // per driver cache): do it now, not between two timed rows, where
         // the idle GPU would boost the next row's clock.
         gpu.hopper_module()?;
     }
-    progress("cuBLAS SGEMM (baseline)");
     let mut references = Vec::new();
     let cublas = match Cublas::load(gpu) {
         Ok(cublas) => {
+            let title = E::cublas_title(&cublas.version_string());
+            progress(&format!("{title} (baseline)"));
             let args = buffers.args();
-            preheat(gpu, options.reps, &mut || cublas.run(gpu, &args))?;
-            let (c, timing) = measure(gpu, &mut buffers, &cublas, &reference, options.reps, options.warmup)?;
-            let row = Row::library(cublas.version_string(), "cublasSgemm", verdict(&reference, &c), timing, flops);
-            progress("cuBLAS TF32 (reference row)");
-            let loose = Reference { tolerance: TF32_TOLERANCE, ..reference.clone() };
-            let tf32 = CublasTf32(&cublas);
-            let (c, timing) = measure(gpu, &mut buffers, &tf32, &loose, options.reps, options.warmup)?;
-            let title = format!("{} TF32 (reference)", cublas.version_string());
-            references.push(Row::library(title, "cublasGemmEx TF32", verdict(&loose, &c), timing, flops));
+            preheat(gpu, options.reps, &mut || Gemm::<E>::run(&cublas, gpu, &args))?;
+            let (c, timing) = measure(gpu, buffers, &cublas, reference, options.reps, options.warmup)?;
+            let row = Row::library(title, E::CUBLAS_CALL, verdict(reference, &c), timing, flops);
+            for library in E::references(&cublas) {
+                progress(&library.title);
+                let bound = library.tolerance.map(|tolerance| Reference { tolerance, ..reference.clone() });
+                let reference = bound.as_ref().unwrap_or(reference);
+                let (c, timing) = measure(gpu, buffers, library.gemm.as_ref(), reference, options.reps, options.warmup)?;
+                references.push(Row::library(library.title, library.call, verdict(reference, &c), timing, flops));
+            }
             Ok(row)
         }
         Err(e) => Err(e.to_string()),
     };
 
     let mut rows = Vec::new();
-    let (m, n, k) = options.size;
-    for (i, rung) in rungs.portable.iter().enumerate() {
-        progress(&crate::progress::step(i, rungs.len(), &format!("rung {} {} ({})", rung.id, rung.title, rung.kernel.name())));
-        let (c, timing) = measure(gpu, &mut buffers, &rung.kernel, &reference, options.reps, options.warmup)?;
-        let shape = (rung.kernel.launch)(m, n);
-        let names = (rung.id, rung.title, rung.kernel.name());
-        rows.push(Row::rung(gpu, names, shape, verdict(&reference, &c), timing, flops)?);
-    }
-    for (i, rung) in rungs.hopper.iter().enumerate() {
-        let names = (rung.id, rung.title, rung.kernel.name());
-        if !gpu.is_hopper() {
-            rows.push(Row::skipped(names, "needs a Hopper GPU (sm_90)".into(), reference.tolerance));
+    let total = ladder.rungs.len();
+    for (i, rung) in ladder.rungs.iter().enumerate() {
+        let what = format!("rung {} {} ({})", rung.id, rung.title, rung.kernel.name());
+        if let Some(why) = rung.skip_reason(capability, size) {
+            progress(&crate::progress::step(i, total, &format!("{what}: skipped, {why}")));
+            rows.push(Row::skipped((rung.id, rung.title, rung.kernel.name()), why, reference.tolerance));
             continue;
         }
-        let step = rungs.portable.len() + i;
-        progress(&crate::progress::step(step, rungs.len(), &format!("rung {} {} ({})", rung.id, rung.title, rung.kernel.name())));
-        let gemm = HopperGemm::tf32x3(rung.kernel, gpu, (m, n, k))?;
-        let (c, timing) = measure(gpu, &mut buffers, &gemm, &reference, options.reps, options.warmup)?;
-        rows.push(Row::rung(gpu, names, gemm.shape(), verdict(&reference, &c), timing, flops)?);
+        progress(&crate::progress::step(i, total, &what));
+        let gemm = rung.prepare(gpu, buffers)?;
+        let (c, timing) = measure(gpu, buffers, gemm.as_ref(), reference, options.reps, options.warmup)?;
+        let shape = rung.kernel.shape(gpu, size);
+        rows.push(Row::rung(gpu, rung, shape, verdict(reference, &c), timing, flops)?);
     }
     Ok(Report {
-        dtype: Dtype::F32,
+        dtype: E::DTYPE,
         device: gpu.info.name.clone(),
-        size: options.size,
-        fp32_peak_gflops: gpu.info.fp32_peak_flops().map(|f| f / 1e9),
+        size,
+        fp32_peak_gflops: (E::DTYPE == Dtype::F32).then(|| gpu.info.fp32_peak_flops().map(|f| f / 1e9)).flatten(),
         cublas,
         references,
         rows,
-        autotune_note,
+        autotune_note: ladder.note.clone(),
     })
 }
 

@@ -8,7 +8,9 @@ use crate::output::{Files, check_writable, out, outln};
 use crate::progress::tracked;
 use ptx_ladder::device::Gpu;
 use ptx_ladder::matmul::cpu::{self, CpuRow};
-use ptx_ladder::matmul::{autotune, bf16, ladder, report, rungs};
+use ptx_ladder::matmul::element::Element;
+use ptx_ladder::matmul::rung::{self, Ladder};
+use ptx_ladder::matmul::{autotune, bf16, ladder, report, sgemm};
 use std::path::Path;
 
 pub fn run(args: MatmulArgs) -> Result<(), Failure> {
@@ -23,13 +25,14 @@ pub fn run(args: MatmulArgs) -> Result<(), Failure> {
     if args.tune && args.dtype == LadderType::Bf16 {
         return Err(Failure::Usage("--tune tunes the SGEMM ladder's rung 8; leave it out with --dtype bf16".into()));
     }
-    // Check the rung list and the output paths before starting the GPU.
-    let bf16_rungs = bf16::rungs::ladder();
-    let placeholder = rungs::in_order(kernels_gpu::matmul::r08_autotuned::CONFIGS[0].kernel);
+    // Check the rung list and the output paths before starting the GPU
+    // (rung 8's tile shape does not change the ladder's ids).
+    let placeholder = &kernels_gpu::matmul::r08_autotuned::CONFIGS[0].kernel;
     if let Some(list) = &args.rungs {
         let checked = match args.dtype {
-            LadderType::F32 => rungs::select(&placeholder, list).map(drop),
-            LadderType::Bf16 => bf16::rungs::select(&bf16_rungs, list).map(drop),
+            LadderType::F32 => sgemm::ladder(placeholder).select(list).map(drop),
+            LadderType::Bf16 => bf16::ladder().select(list).map(drop),
+            LadderType::All if list.trim().eq_ignore_ascii_case(rung::ALL) => Ok(()),
             LadderType::All => {
                 return Err(Failure::Usage("--rungs names the rungs of one ladder; give --dtype f32 or --dtype bf16 with it".into()));
             }
@@ -59,16 +62,26 @@ pub fn run(args: MatmulArgs) -> Result<(), Failure> {
         reports.push(sgemm_ladder(&gpu, &args, &options, &mut files)?);
     }
     if args.dtype != LadderType::F32 {
-        let selected = match &args.rungs {
-            Some(list) => bf16::rungs::select(&bf16_rungs, list)?,
-            None => bf16_rungs,
-        };
-        reports.push((tracked(|progress| bf16::ladder::run(&gpu, &selected, &options, progress))?, None));
+        let selected = selection(bf16::ladder(), &args)?;
+        let report = tracked(|progress| -> ptx_ladder::Result<_> {
+            let (mut buffers, reference) = ladder::prepare(&gpu, &options, progress)?;
+            ladder::run(&gpu, &selected, &mut buffers, &reference, &options, progress)
+        })?;
+        reports.push((report, None));
     }
     finish(&reports, &args, files)
 }
 
-/// The SGEMM ladder (tuning rung 8 first with `--tune`) and the CPU row.
+/// The rungs `--rungs` names (all of them without it).
+fn selection<E: Element>(ladder: Ladder<E>, args: &MatmulArgs) -> ptx_ladder::Result<Ladder<E>> {
+    match &args.rungs {
+        Some(list) => ladder.select(list),
+        None => Ok(ladder),
+    }
+}
+
+/// The SGEMM ladder (tuning rung 8 first with `--tune`, on the same inputs
+/// and reference) and the CPU row.
 fn sgemm_ladder(
     gpu: &Gpu,
     args: &MatmulArgs,
@@ -76,12 +89,10 @@ fn sgemm_ladder(
     files: &mut Files,
 ) -> Result<(ladder::Report, Option<CpuRow>), Failure> {
     let size = options.size;
+    let (mut buffers, reference) = tracked(|progress| ladder::prepare::<f32>(gpu, options, progress))?;
     let mut tuned = None;
     if args.tune {
-        let (results, best) = tracked(|progress| -> ptx_ladder::Result<_> {
-            let (mut buffers, reference) = ladder::prepare(gpu, options, progress)?;
-            autotune::tune(gpu, &mut buffers, &reference, progress)
-        })?;
+        let (results, best) = tracked(|progress| autotune::tune(gpu, &mut buffers, &reference, progress))?;
         outln!("autotuning at {}x{}x{} on {}:", size.0, size.1, size.2, gpu.info.name)?;
         for c in &results {
             let speed = c.gflops.map_or(format!("{:>9}", "-"), |g| format!("{g:>9.0}"));
@@ -96,12 +107,9 @@ fn sgemm_ladder(
         Some(t) => autotune::chosen(t, &args.tune_file.display().to_string()),
         None => autotune::choose(&args.tune_file, &gpu.info.name),
     };
-    let all = rungs::in_order(choice.config.kernel);
-    let selected = match &args.rungs {
-        Some(list) => rungs::select(&all, list)?,
-        None => rungs::Selection::everything(all),
-    };
-    let result = tracked(|progress| ladder::run(gpu, &selected, options, choice.note, progress))?;
+    let all = Ladder { note: choice.note, ..sgemm::ladder(&choice.config.kernel) };
+    let selected = selection(all, args)?;
+    let result = tracked(|progress| ladder::run(gpu, &selected, &mut buffers, &reference, options, progress))?;
     // The same SGEMM on every CPU core: the bargain the texts open with.
     let cpu = (!args.no_cpu).then(|| tracked(|progress| cpu::run(size, args.seed, None, progress)));
     Ok((result, cpu))
