@@ -13,7 +13,7 @@ use crate::error::Result;
 use cust::memory::{DeviceBuffer, DeviceCopy};
 
 /// An element type of A and B.
-pub trait Element: Copy + 'static {
+pub trait Element: Sized + 'static {
     /// What A and B hold on the GPU (bf16 as its 16-bit patterns).
     type Bits: DeviceCopy;
     /// Random inputs on the host, and what the reference is computed from.

@@ -238,27 +238,7 @@ pub fn run<E: Element>(
         // the idle GPU would boost the next row's clock.
         gpu.hopper_module()?;
     }
-    let mut references = Vec::new();
-    let cublas = match Cublas::load(gpu) {
-        Ok(cublas) => {
-            let title = E::cublas_title(&cublas.version_string());
-            progress(&format!("{title} (baseline)"));
-            let args = buffers.args();
-            preheat(gpu, options.reps, &mut || Gemm::<E>::run(&cublas, gpu, &args))?;
-            let (c, timing) = measure(gpu, buffers, &cublas, reference, options.reps, options.warmup)?;
-            let row = Row::library(title, E::CUBLAS_CALL, verdict(reference, &c), timing, flops);
-            for library in E::references(&cublas) {
-                progress(&library.title);
-                let bound = library.tolerance.map(|tolerance| Reference { tolerance, ..reference.clone() });
-                let reference = bound.as_ref().unwrap_or(reference);
-                let (c, timing) = measure(gpu, buffers, library.gemm.as_ref(), reference, options.reps, options.warmup)?;
-                references.push(Row::library(library.title, library.call, verdict(reference, &c), timing, flops));
-            }
-            Ok(row)
-        }
-        Err(e) => Err(e.to_string()),
-    };
-
+    let (cublas, references) = libraries(gpu, buffers, reference, options, progress)?;
     let mut rows = Vec::new();
     let total = ladder.rungs.len();
     for (i, rung) in ladder.rungs.iter().enumerate() {
@@ -278,12 +258,44 @@ pub fn run<E: Element>(
         dtype: E::DTYPE,
         device: gpu.info.name.clone(),
         size,
-        fp32_peak_gflops: (E::DTYPE == Dtype::F32).then(|| gpu.info.fp32_peak_flops().map(|f| f / 1e9)).flatten(),
+        // The FP32 peak is a ceiling for the SGEMM ladder only.
+        fp32_peak_gflops: gpu.info.fp32_peak_flops().filter(|_| E::DTYPE == Dtype::F32).map(|f| f / 1e9),
         cublas,
         references,
         rows,
         autotune_note: ladder.note.clone(),
     })
+}
+
+/// cuBLAS at `E` (the baseline) and the library rows shown beside it, or
+/// why cuBLAS did not load.
+fn libraries<E: Element>(
+    gpu: &Gpu,
+    buffers: &mut Buffers<E>,
+    reference: &Reference,
+    options: &Options,
+    progress: &mut dyn FnMut(&str),
+) -> Result<(std::result::Result<Row, String>, Vec<Row>)> {
+    let cublas = match Cublas::load(gpu) {
+        Ok(cublas) => cublas,
+        Err(e) => return Ok((Err(e.to_string()), Vec::new())),
+    };
+    let flops = buffers.flops();
+    let title = E::cublas_title(&cublas.version_string());
+    progress(&format!("{title} (baseline)"));
+    let args = buffers.args();
+    preheat(gpu, options.reps, &mut || Gemm::<E>::run(&cublas, gpu, &args))?;
+    let (c, timing) = measure(gpu, buffers, &cublas, reference, options.reps, options.warmup)?;
+    let baseline = Row::library(title, E::CUBLAS_CALL, verdict(reference, &c), timing, flops);
+    let mut references = Vec::new();
+    for library in E::references(&cublas) {
+        progress(&library.title);
+        let bound = library.tolerance.map(|tolerance| Reference { tolerance, ..reference.clone() });
+        let reference = bound.as_ref().unwrap_or(reference);
+        let (c, timing) = measure(gpu, buffers, library.gemm.as_ref(), reference, options.reps, options.warmup)?;
+        references.push(Row::library(library.title, library.call, verdict(reference, &c), timing, flops));
+    }
+    Ok((Ok(baseline), references))
 }
 
 #[cfg(test)]

@@ -7,7 +7,8 @@ use super::ladder::{Report, Row};
 use serde::Serialize;
 use std::fmt::Write as _;
 
-/// Characters of the table's title column; a rung's title fits in it.
+/// Characters of the table's title column: every rung's and every library
+/// row's title fits in it (the ladders' tests check theirs).
 pub const TITLE_WIDTH: usize = 26;
 
 /// GFLOP/s of the cuBLAS baseline, when it ran and was correct.
