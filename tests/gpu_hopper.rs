@@ -6,6 +6,7 @@
 //! checked by `gpu_bf16`.)
 
 use ptx_ladder::device::Gpu;
+use ptx_ladder::matmul::accuracy::Arithmetic;
 use ptx_ladder::matmul::check::{Problem, reference, reference_rows, verdict};
 use ptx_ladder::matmul::hopper::HopperGemm;
 use ptx_ladder::matmul::ladder::{GemmBuffers, measure};
@@ -15,7 +16,7 @@ const SHAPES: &[(u32, u32, u32)] = &[(1, 1, 1), (17, 33, 9), (255, 257, 129), (1
 
 fn check(gpu: &Gpu, shape: (u32, u32, u32), alpha: f32, beta: f32) {
     let problem = Problem::random(shape, alpha, beta, shape.0 as u64 * 5 + shape.1 as u64);
-    let expected = reference(&problem, reference_rows(shape.0, shape.1, shape.2, 3));
+    let expected = reference(&problem, reference_rows(shape.0, shape.1, shape.2, 3)).for_arithmetic(Arithmetic::Tf32x3);
     let mut buffers = GemmBuffers::upload(gpu, &problem).unwrap();
     for rung in hopper_in_order() {
         let gemm = HopperGemm::tf32x3(rung.kernel, gpu, shape).unwrap();

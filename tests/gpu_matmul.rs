@@ -5,17 +5,19 @@
 use kernels_gpu::matmul::r08_autotuned::CONFIGS;
 use kernels_gpu::matmul::{GemmKernel, KERNELS};
 use ptx_ladder::device::Gpu;
+use ptx_ladder::matmul::accuracy::Arithmetic;
 use ptx_ladder::matmul::check::{Problem, reference, reference_rows, verdict};
 use ptx_ladder::matmul::ladder::{GemmBuffers, measure};
 use ptx_ladder::matmul::rungs;
 
 const SHAPES: &[(u32, u32, u32)] = &[(1, 1, 1), (17, 33, 9), (255, 257, 129), (1000, 1000, 1000), (4097, 1023, 513), (4096, 4096, 4096)];
 
-fn check_all(gpu: &Gpu, kernels: &[GemmKernel], shape: (u32, u32, u32), alpha: f32, beta: f32) {
+fn check_all(gpu: &Gpu, kernels: &[(GemmKernel, Arithmetic)], shape: (u32, u32, u32), alpha: f32, beta: f32) {
     let problem = Problem::random(shape, alpha, beta, shape.0 as u64 * 7 + shape.2 as u64);
     let expected = reference(&problem, reference_rows(shape.0, shape.1, shape.2, 3));
     let mut buffers = GemmBuffers::upload(gpu, &problem).unwrap();
-    for kernel in kernels {
+    for (kernel, arithmetic) in kernels {
+        let expected = expected.for_arithmetic(*arithmetic);
         // reps = 0 is not allowed; the check run is what matters here.
         let (c, _) =
             measure(gpu, &mut buffers, kernel, &expected, Some(1), 0).unwrap_or_else(|e| panic!("{} at {shape:?}: {e}", kernel.name()));
@@ -24,8 +26,8 @@ fn check_all(gpu: &Gpu, kernels: &[GemmKernel], shape: (u32, u32, u32), alpha: f
     }
 }
 
-fn rung_kernels() -> Vec<GemmKernel> {
-    rungs::in_order(CONFIGS[0].kernel).iter().map(|r| r.kernel).collect()
+fn rung_kernels() -> Vec<(GemmKernel, Arithmetic)> {
+    rungs::in_order(CONFIGS[0].kernel).iter().map(|r| (r.kernel, r.arithmetic)).collect()
 }
 
 #[test]
@@ -49,8 +51,8 @@ fn every_rung_honours_alpha_and_beta_on_the_gpu() {
 #[ignore = "needs a CUDA GPU"]
 fn every_other_kernel_of_the_module_is_correct_on_the_gpu() {
     let gpu = Gpu::open().expect("a CUDA GPU");
-    let rungs: Vec<&str> = rung_kernels().iter().map(|k| k.name()).collect();
-    let kernels: Vec<GemmKernel> = KERNELS.iter().filter(|k| !rungs.contains(&k.name())).copied().collect();
+    let rungs: Vec<&str> = rung_kernels().iter().map(|(k, _)| k.name()).collect();
+    let kernels: Vec<_> = KERNELS.iter().filter(|k| !rungs.contains(&k.name())).map(|k| (*k, Arithmetic::Fp32)).collect();
     check_all(&gpu, &kernels, (255, 257, 129), 1.0, 0.0);
     check_all(&gpu, &kernels, (4097, 1023, 513), 1.0, 0.5);
 }

@@ -5,6 +5,7 @@
 use kernels_gpu::matmul::r08_autotuned::CONFIGS;
 use kernels_gpu::matmul::{GemmKernel, KERNELS};
 use ptx_ladder::emulator;
+use ptx_ladder::matmul::accuracy::Arithmetic;
 use ptx_ladder::matmul::check::{Problem, reference, reference_rows, verdict};
 use ptx_ladder::matmul::rungs;
 
@@ -12,9 +13,9 @@ use ptx_ladder::matmul::rungs;
 /// (136, 132, 40) keeps rows 16-byte aligned so the 128-bit paths run too.
 const SHAPES: &[(u32, u32, u32)] = &[(1, 1, 1), (17, 33, 9), (67, 45, 37), (136, 132, 40)];
 
-fn check(kernel: &GemmKernel, (m, n, k): (u32, u32, u32), alpha: f32, beta: f32) {
+fn check(kernel: &GemmKernel, arithmetic: Arithmetic, (m, n, k): (u32, u32, u32), alpha: f32, beta: f32) {
     let problem = Problem::random((m, n, k), alpha, beta, (m * 31 + n * 7 + k) as u64);
-    let expected = reference(&problem, reference_rows(m, n, k, 1));
+    let expected = reference(&problem, reference_rows(m, n, k, 1)).for_arithmetic(arithmetic);
     let mut c = if beta == 0.0 { vec![f32::from_bits(ptx_ladder::device::POISON_BITS); (m * n) as usize] } else { problem.c.clone() };
     emulator::sgemm(kernel, (m, n, k), alpha, &problem.a, &problem.b, beta, &mut c)
         .unwrap_or_else(|e| panic!("{} at {m}x{n}x{k}: {e}", kernel.name()));
@@ -26,7 +27,7 @@ fn check(kernel: &GemmKernel, (m, n, k): (u32, u32, u32), alpha: f32, beta: f32)
 fn every_rung_is_correct_at_odd_sizes() {
     for rung in rungs::in_order(CONFIGS[0].kernel) {
         for &shape in SHAPES {
-            check(&rung.kernel, shape, 1.0, 0.0);
+            check(&rung.kernel, rung.arithmetic, shape, 1.0, 0.0);
         }
     }
 }
@@ -34,8 +35,8 @@ fn every_rung_is_correct_at_odd_sizes() {
 #[test]
 fn every_rung_honours_alpha_and_beta() {
     for rung in rungs::in_order(CONFIGS[0].kernel) {
-        check(&rung.kernel, (67, 45, 37), 0.75, -0.5);
-        check(&rung.kernel, (136, 132, 40), -1.25, 2.0);
+        check(&rung.kernel, rung.arithmetic, (67, 45, 37), 0.75, -0.5);
+        check(&rung.kernel, rung.arithmetic, (136, 132, 40), -1.25, 2.0);
     }
 }
 
@@ -43,7 +44,7 @@ fn every_rung_honours_alpha_and_beta() {
 fn every_other_kernel_of_the_module_is_correct() {
     let on_ladder: Vec<&str> = rungs::in_order(CONFIGS[0].kernel).iter().map(|r| r.kernel.name()).collect();
     for kernel in KERNELS.iter().filter(|k| !on_ladder.contains(&k.name())) {
-        check(kernel, (67, 45, 37), 1.0, 0.0);
-        check(kernel, (136, 132, 40), 1.0, 0.5);
+        check(kernel, Arithmetic::Fp32, (67, 45, 37), 1.0, 0.0);
+        check(kernel, Arithmetic::Fp32, (136, 132, 40), 1.0, 0.5);
     }
 }

@@ -3,7 +3,8 @@
 
 use super::check::{Problem, Reference, Verdict, gemm_flops, reference, reference_rows, verdict};
 use super::cublas::Cublas;
-use super::dtype::{Dtype, TF32_TOLERANCE};
+use super::accuracy::Arithmetic;
+use super::dtype::Dtype;
 use super::hopper::HopperGemm;
 use super::rungs::Selection;
 use crate::device::{GemmArgs, Gpu, KernelResources, Timing};
@@ -246,12 +247,12 @@ impl Row {
     }
 
     /// A rung that cannot run here, and why.
-    pub fn skipped((id, title, kernel): (&str, &str, &str), why: String, tolerance: f64) -> Row {
+    pub fn skipped((id, title, kernel): (&str, &str, &str), why: String) -> Row {
         Row {
             id: id.into(),
             title: title.into(),
             kernel: kernel.into(),
-            verdict: Verdict { relative_error: 0.0, nan_count: 0, tolerance },
+            verdict: Verdict::passing(0.0),
             timing: None,
             gflops: None,
             resources: None,
@@ -324,7 +325,7 @@ pub fn run(gpu: &Gpu, rungs: &Selection, options: &Options, autotune_note: Strin
             let (c, timing) = measure(gpu, &mut buffers, &cublas, &reference, options.reps, options.warmup)?;
             let row = Row::library(cublas.version_string(), "cublasSgemm", verdict(&reference, &c), timing, flops);
             progress("cuBLAS TF32 (reference row)");
-            let loose = Reference { tolerance: TF32_TOLERANCE, ..reference.clone() };
+            let loose = reference.for_arithmetic(Arithmetic::Tf32);
             let tf32 = CublasTf32(&cublas);
             let (c, timing) = measure(gpu, &mut buffers, &tf32, &loose, options.reps, options.warmup)?;
             let title = format!("{} TF32 (reference)", cublas.version_string());
@@ -338,6 +339,7 @@ pub fn run(gpu: &Gpu, rungs: &Selection, options: &Options, autotune_note: Strin
     let (m, n, k) = options.size;
     for (i, rung) in rungs.portable.iter().enumerate() {
         progress(&crate::progress::step(i, rungs.len(), &format!("rung {} {} ({})", rung.id, rung.title, rung.kernel.name())));
+        let reference = reference.for_arithmetic(rung.arithmetic);
         let (c, timing) = measure(gpu, &mut buffers, &rung.kernel, &reference, options.reps, options.warmup)?;
         let shape = (rung.kernel.launch)(m, n);
         let names = (rung.id, rung.title, rung.kernel.name());
@@ -346,12 +348,13 @@ pub fn run(gpu: &Gpu, rungs: &Selection, options: &Options, autotune_note: Strin
     for (i, rung) in rungs.hopper.iter().enumerate() {
         let names = (rung.id, rung.title, rung.kernel.name());
         if !gpu.is_hopper() {
-            rows.push(Row::skipped(names, "needs a Hopper GPU (sm_90)".into(), reference.tolerance));
+            rows.push(Row::skipped(names, "needs a Hopper GPU (sm_90)".into()));
             continue;
         }
         let step = rungs.portable.len() + i;
         progress(&crate::progress::step(step, rungs.len(), &format!("rung {} {} ({})", rung.id, rung.title, rung.kernel.name())));
         let gemm = HopperGemm::tf32x3(rung.kernel, gpu, (m, n, k))?;
+        let reference = reference.for_arithmetic(Arithmetic::Tf32x3);
         let (c, timing) = measure(gpu, &mut buffers, &gemm, &reference, options.reps, options.warmup)?;
         rows.push(Row::rung(gpu, names, gemm.shape(), verdict(&reference, &c), timing, flops)?);
     }

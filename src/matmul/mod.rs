@@ -1,5 +1,6 @@
 //! `ptx-ladder matmul`: the SGEMM ladder and the BF16 ladder against cuBLAS.
 
+pub mod accuracy;
 pub mod autotune;
 pub mod bf16;
 pub mod check;

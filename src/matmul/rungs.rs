@@ -1,5 +1,6 @@
 //! The ladder's rungs in order, and the `--rungs` selector.
 
+use super::accuracy::Arithmetic;
 use crate::error::{Error, Result};
 use kernels_gpu::hopper::HopperKernel;
 use kernels_gpu::matmul::{self as k, GemmKernel};
@@ -10,24 +11,26 @@ pub struct Rung {
     pub id: &'static str,
     pub title: &'static str,
     pub kernel: GemmKernel,
+    /// What the rung computes in, for its error bound.
+    pub arithmetic: Arithmetic,
 }
 
 /// Every rung, bottom to top. Rung 8 runs whichever tile shape tuning
 /// chose (`autotuned`).
 pub fn in_order(autotuned: GemmKernel) -> Vec<Rung> {
     vec![
-        Rung { id: "1", title: "naive", kernel: k::r01_naive::KERNEL },
-        Rung { id: "2", title: "coalesced", kernel: k::r02_coalesced::KERNEL },
-        Rung { id: "3", title: "shared-memory tiles", kernel: k::r03_shared_tiling::KERNEL },
-        Rung { id: "4", title: "1D register blocking", kernel: k::r04_blocktile_1d::KERNEL },
-        Rung { id: "5", title: "2D register blocking", kernel: k::r05_blocktile_2d::KERNEL },
-        Rung { id: "6", title: "128-bit accesses", kernel: k::r06_vectorized::KERNEL },
-        Rung { id: "7a", title: "bank conflicts: padded", kernel: k::r07_bank_conflicts::PADDED },
-        Rung { id: "7b", title: "bank conflicts: swizzled", kernel: k::r07_bank_conflicts::SWIZZLED },
-        Rung { id: "8", title: "autotuned", kernel: autotuned },
-        Rung { id: "9", title: "warptiling", kernel: k::r09_warptiling::KERNEL },
-        Rung { id: "10", title: "async copies, 4 stages", kernel: k::r10_async_pipeline::KERNEL },
-        Rung { id: "11", title: "tensor cores, 3xTF32", kernel: k::r11_tensor_cores::KERNEL },
+        Rung { id: "1", title: "naive", kernel: k::r01_naive::KERNEL, arithmetic: Arithmetic::Fp32 },
+        Rung { id: "2", title: "coalesced", kernel: k::r02_coalesced::KERNEL, arithmetic: Arithmetic::Fp32 },
+        Rung { id: "3", title: "shared-memory tiles", kernel: k::r03_shared_tiling::KERNEL, arithmetic: Arithmetic::Fp32 },
+        Rung { id: "4", title: "1D register blocking", kernel: k::r04_blocktile_1d::KERNEL, arithmetic: Arithmetic::Fp32 },
+        Rung { id: "5", title: "2D register blocking", kernel: k::r05_blocktile_2d::KERNEL, arithmetic: Arithmetic::Fp32 },
+        Rung { id: "6", title: "128-bit accesses", kernel: k::r06_vectorized::KERNEL, arithmetic: Arithmetic::Fp32 },
+        Rung { id: "7a", title: "bank conflicts: padded", kernel: k::r07_bank_conflicts::PADDED, arithmetic: Arithmetic::Fp32 },
+        Rung { id: "7b", title: "bank conflicts: swizzled", kernel: k::r07_bank_conflicts::SWIZZLED, arithmetic: Arithmetic::Fp32 },
+        Rung { id: "8", title: "autotuned", kernel: autotuned, arithmetic: Arithmetic::Fp32 },
+        Rung { id: "9", title: "warptiling", kernel: k::r09_warptiling::KERNEL, arithmetic: Arithmetic::Fp32 },
+        Rung { id: "10", title: "async copies, 4 stages", kernel: k::r10_async_pipeline::KERNEL, arithmetic: Arithmetic::Fp32 },
+        Rung { id: "11", title: "tensor cores, 3xTF32", kernel: k::r11_tensor_cores::KERNEL, arithmetic: Arithmetic::Tf32x3 },
     ]
 }
 
@@ -43,7 +46,7 @@ pub fn select(all: &[Rung], list: &str) -> Result<Selection> {
         if let Some(kernel) = kernels_gpu::matmul::KERNELS.iter().find(|k| k.name() == item) {
             match all.iter().position(|r| r.kernel.name() == item) {
                 Some(i) => chosen[i] = true,
-                None => extra.push(Rung { id: "·", title: kernel.name(), kernel: *kernel }),
+                None => extra.push(Rung { id: "·", title: kernel.name(), kernel: *kernel, arithmetic: Arithmetic::Fp32 }),
             }
             continue;
         }
