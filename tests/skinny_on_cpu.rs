@@ -57,7 +57,8 @@ fn skinny_gemm<E>(
 
 /// Shapes through every edge: M = 1 and 2..8 and past 8, N below, at and
 /// past 1024 and not a multiple of 8, K = 1, 7, 8, 17, deep.
-const SHAPES: &[(u32, u32, u32)] = &[(1, 1, 1), (1, 8, 7), (1, 1030, 17), (3, 1032, 40), (8, 16, 255), (9, 2056, 33), (13, 1000, 64), (1, 24, 4097)];
+const SHAPES: &[(u32, u32, u32)] =
+    &[(1, 1, 1), (1, 8, 7), (1, 1030, 17), (3, 1032, 40), (8, 16, 255), (9, 2056, 33), (13, 1000, 64), (1, 24, 4097), (17, 40, 30), (33, 16, 9)];
 
 fn plans((m, n, k): (u32, u32, u32)) -> [SkinnyPlan; 2] {
     // As on a 132-SM GPU, and with far fewer blocks (no split of K).
@@ -80,10 +81,10 @@ fn skinny_bf16_is_correct_at_odd_shapes() {
         };
         let (a, b) = (to_f32(&problem.a), to_f32(&problem.b));
         for plan in plans((m, n, k)) {
-            let kernel = if plan.rows == 1 {
-                (skinny::SKINNY_BF16_M1, skinny::skinny_bf16_m1 as unsafe fn(_, _, _, _, _, _, _))
-            } else {
-                (skinny::SKINNY_BF16_M8, skinny::skinny_bf16_m8 as unsafe fn(_, _, _, _, _, _, _))
+            let kernel = match plan.rows {
+                1 => (skinny::SKINNY_BF16_M1, skinny::skinny_bf16_m1 as unsafe fn(_, _, _, _, _, _, _)),
+                8 => (skinny::SKINNY_BF16_M8, skinny::skinny_bf16_m8 as unsafe fn(_, _, _, _, _, _, _)),
+                _ => (skinny::SKINNY_BF16_M16, skinny::skinny_bf16_m16 as unsafe fn(_, _, _, _, _, _, _)),
             };
             let mut c = vec![f32::from_bits(ptx_ladder::device::POISON_BITS); (m * n) as usize];
             let args = ((a.as_ptr() as usize, problem.a.len()), (b.as_ptr() as usize, problem.b.len()));
@@ -101,10 +102,10 @@ fn skinny_f32_is_correct_at_odd_shapes_with_alpha_and_beta() {
             let expected = reference(&problem, reference_rows(m, n, k, 1));
             let (a, b) = (AlignedBuffer::from_slice(&problem.a), AlignedBuffer::from_slice(&problem.b));
             for plan in plans((m, n, k)) {
-                let kernel = if plan.rows == 1 {
-                    (skinny::SKINNY_F32_M1, skinny::skinny_f32_m1 as unsafe fn(_, _, _, _, _, _, _))
-                } else {
-                    (skinny::SKINNY_F32_M8, skinny::skinny_f32_m8 as unsafe fn(_, _, _, _, _, _, _))
+                let kernel = match plan.rows {
+                    1 => (skinny::SKINNY_F32_M1, skinny::skinny_f32_m1 as unsafe fn(_, _, _, _, _, _, _)),
+                    8 => (skinny::SKINNY_F32_M8, skinny::skinny_f32_m8 as unsafe fn(_, _, _, _, _, _, _)),
+                    _ => (skinny::SKINNY_F32_M16, skinny::skinny_f32_m16 as unsafe fn(_, _, _, _, _, _, _)),
                 };
                 let mut c = if beta == 0.0 { vec![f32::from_bits(ptx_ladder::device::POISON_BITS); (m * n) as usize] } else { problem.c.clone() };
                 let args = ((a.as_ptr() as usize, problem.a.len()), (b.as_ptr() as usize, problem.b.len()));
@@ -127,5 +128,6 @@ fn plans_fill_the_gpu_and_cover_k() {
     assert!((3 * 132..=5 * 132).contains(&blocks), "{blocks}");
     // Enough columns already: K is not split.
     assert_eq!(SkinnyPlan::new((8, 1 << 20, 64), 132, 4).splits, 1);
-    assert_eq!(SkinnyPlan::new((9, 100, 1), 132, 4), SkinnyPlan { rows: 8, k_chunk: 8, splits: 1 });
+    assert_eq!(SkinnyPlan::new((9, 100, 1), 132, 4), SkinnyPlan { rows: 16, k_chunk: 8, splits: 1 });
+    assert_eq!(SkinnyPlan::new((5, 100, 1), 132, 4).rows, 8);
 }

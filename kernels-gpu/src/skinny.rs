@@ -39,7 +39,9 @@ pub const THREADS: u32 = 128;
 pub const COLS: usize = 8;
 /// Columns of C per block.
 pub const BLOCK_COLS: u32 = THREADS * COLS as u32;
-/// Rows of B each thread has in flight before it uses them.
+/// Rows of B each thread has in flight before it uses them (4 for the
+/// 16-row kernels, whose 128 accumulators leave fewer registers), and the
+/// granule of a block's share of K.
 pub const UNROLL: u32 = 8;
 
 /// An element type of A and B, as the kernel reads it: bf16 (as its bits,
@@ -110,18 +112,18 @@ unsafe fn b_row<E: Element>(b: *const E, n: u32, row: u32, col: u32, whole: bool
 /// `acc[r][c] += A[row0 + r][kk + u] · rows[u][c]` for the first `depth`
 /// rows of B in `rows`, in k order.
 #[inline(always)]
-unsafe fn multiply_add<E: Element, const ROWS: usize>(
+unsafe fn multiply_add<E: Element, const ROWS: usize, const DEPTH: usize>(
     acc: &mut [[f32; COLS]; ROWS],
     a: *const E,
     (k, row0, rows_of_a): (u32, u32, u32),
     kk: u32,
-    b_rows: &[[f32; COLS]; UNROLL as usize],
+    b_rows: &[[f32; COLS]; DEPTH],
     depth: u32,
 ) {
     for r in 0..ROWS {
         if (r as u32) < rows_of_a {
             let a_row = unsafe { a.add((row0 + r as u32) as usize * k as usize + kk as usize) };
-            for u in 0..UNROLL as usize {
+            for u in 0..DEPTH {
                 if (u as u32) < depth {
                     let value = unsafe { E::load1(a_row.add(u)) };
                     for c in 0..COLS {
@@ -141,7 +143,7 @@ unsafe fn multiply_add<E: Element, const ROWS: usize>(
 /// `a` is `m`×`k`, `b` is `k`×`n` (16-byte aligned), `partial` has
 /// `grid.y·m·n` floats; the launch is [`launch_shape`]'s.
 #[inline(always)]
-unsafe fn partial_product<E: Element, const ROWS: usize>(
+unsafe fn partial_product<E: Element, const ROWS: usize, const DEPTH: usize>(
     (m, n, k): (u32, u32, u32),
     a: *const E,
     b: *const E,
@@ -163,16 +165,16 @@ unsafe fn partial_product<E: Element, const ROWS: usize>(
     let mut acc = [[0.0f32; COLS]; ROWS];
     let mut kk = first;
     while kk < end {
-        let depth = (end - kk).min(UNROLL);
+        let depth = (end - kk).min(DEPTH as u32);
         // Every load of the group is issued before any is used.
-        let mut b_rows = [[0.0f32; COLS]; UNROLL as usize];
-        for u in 0..UNROLL {
+        let mut b_rows = [[0.0f32; COLS]; DEPTH];
+        for u in 0..DEPTH as u32 {
             if u < depth {
                 b_rows[u as usize] = unsafe { b_row(b, n, kk + u, col, whole) };
             }
         }
         unsafe { multiply_add(&mut acc, a, (k, row0, rows_of_a), kk, &b_rows, depth) };
-        kk += UNROLL;
+        kk += DEPTH as u32;
     }
     let slice = unsafe { partial.add(split as usize * m as usize * n as usize) };
     for r in 0..ROWS {
@@ -197,25 +199,37 @@ unsafe fn partial_product<E: Element, const ROWS: usize>(
 /// bf16 A and B, one row of A per block (M = 1, decoding).
 #[kernel]
 pub unsafe fn skinny_bf16_m1(m: u32, n: u32, k: u32, a: *const u16, b: *const u16, partial: *mut f32, k_chunk: u32) {
-    unsafe { partial_product::<u16, 1>((m, n, k), a, b, partial, k_chunk) }
+    unsafe { partial_product::<u16, 1, 8>((m, n, k), a, b, partial, k_chunk) }
 }
 
 /// bf16 A and B, up to 8 rows of A per block.
 #[kernel]
 pub unsafe fn skinny_bf16_m8(m: u32, n: u32, k: u32, a: *const u16, b: *const u16, partial: *mut f32, k_chunk: u32) {
-    unsafe { partial_product::<u16, 8>((m, n, k), a, b, partial, k_chunk) }
+    unsafe { partial_product::<u16, 8, 8>((m, n, k), a, b, partial, k_chunk) }
+}
+
+/// bf16 A and B, up to 16 rows of A per block.
+#[kernel]
+pub unsafe fn skinny_bf16_m16(m: u32, n: u32, k: u32, a: *const u16, b: *const u16, partial: *mut f32, k_chunk: u32) {
+    unsafe { partial_product::<u16, 16, 4>((m, n, k), a, b, partial, k_chunk) }
 }
 
 /// fp32 A and B, one row of A per block.
 #[kernel]
 pub unsafe fn skinny_f32_m1(m: u32, n: u32, k: u32, a: *const f32, b: *const f32, partial: *mut f32, k_chunk: u32) {
-    unsafe { partial_product::<f32, 1>((m, n, k), a, b, partial, k_chunk) }
+    unsafe { partial_product::<f32, 1, 8>((m, n, k), a, b, partial, k_chunk) }
 }
 
 /// fp32 A and B, up to 8 rows of A per block.
 #[kernel]
 pub unsafe fn skinny_f32_m8(m: u32, n: u32, k: u32, a: *const f32, b: *const f32, partial: *mut f32, k_chunk: u32) {
-    unsafe { partial_product::<f32, 8>((m, n, k), a, b, partial, k_chunk) }
+    unsafe { partial_product::<f32, 8, 8>((m, n, k), a, b, partial, k_chunk) }
+}
+
+/// fp32 A and B, up to 16 rows of A per block.
+#[kernel]
+pub unsafe fn skinny_f32_m16(m: u32, n: u32, k: u32, a: *const f32, b: *const f32, partial: *mut f32, k_chunk: u32) {
+    unsafe { partial_product::<f32, 16, 4>((m, n, k), a, b, partial, k_chunk) }
 }
 
 /// Threads per block of [`skinny_reduce`].
@@ -241,7 +255,7 @@ pub unsafe fn skinny_reduce(len: u32, splits: u32, partial: *const f32, alpha: f
 /// How one skinny GEMM is cut up: rows of A per block, K per block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SkinnyPlan {
-    /// Rows of A per block: 1 or 8 (which kernel runs).
+    /// Rows of A per block: 1, 8 or 16 (which kernel runs).
     pub rows: u32,
     /// Rows of K per block; a multiple of [`UNROLL`].
     pub k_chunk: u32,
@@ -254,7 +268,11 @@ impl SkinnyPlan {
     /// `blocks_per_sm` of them, splitting K no finer than 8 rows of B
     /// per block.
     pub const fn new((m, n, k): (u32, u32, u32), multiprocessors: u32, blocks_per_sm: u32) -> SkinnyPlan {
-        let rows = if m == 1 { 1 } else { 8 };
+        let rows = match m {
+            1 => 1,
+            2..=8 => 8,
+            _ => 16,
+        };
         let tiles = n.div_ceil(BLOCK_COLS) * m.div_ceil(rows);
         let wanted = (multiprocessors * blocks_per_sm).div_ceil(tiles);
         let chunk = k.div_ceil(if wanted == 0 { 1 } else { wanted });

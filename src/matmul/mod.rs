@@ -1,6 +1,7 @@
 //! `ptx-ladder matmul`: the SGEMM ladder and the BF16 ladder against cuBLAS.
 
 pub mod accuracy;
+pub mod auto;
 pub mod autotune;
 pub mod bf16;
 pub mod check;
