@@ -57,8 +57,20 @@ fn skinny_gemm<E>(
 
 /// Shapes through every edge: M = 1 and 2..8 and past 8, N below, at and
 /// past 1024 and not a multiple of 8, K = 1, 7, 8, 17, deep.
-const SHAPES: &[(u32, u32, u32)] =
-    &[(1, 1, 1), (1, 8, 7), (1, 1030, 17), (3, 1032, 40), (8, 16, 255), (9, 2056, 33), (13, 1000, 64), (1, 24, 4097), (17, 40, 30), (33, 16, 9)];
+const SHAPES: &[(u32, u32, u32)] = &[
+    (1, 1, 1),
+    (1, 8, 7),
+    (1, 1030, 17),
+    (3, 1032, 40),
+    (8, 16, 255),
+    (9, 2056, 33),
+    (13, 1000, 64),
+    (1, 24, 4097),
+    (17, 40, 30),
+    (33, 16, 9),
+    (20, 64, 1000),
+    (2, 136, 300),
+];
 
 fn plans((m, n, k): (u32, u32, u32)) -> [SkinnyPlan; 2] {
     // As on a 132-SM GPU, and with far fewer blocks (no split of K).
@@ -122,12 +134,17 @@ fn plans_fill_the_gpu_and_cover_k() {
     // that about 4 blocks land on each of 132 SMs.
     let plan = SkinnyPlan::new((1, 4096, 14336), 132, 4);
     assert_eq!(plan.rows, 1);
-    assert!(plan.k_chunk % skinny::UNROLL == 0);
+    assert!(plan.k_chunk % skinny::K_GRANULE == 0);
     assert!(plan.splits * plan.k_chunk >= 14336 && (plan.splits - 1) * plan.k_chunk < 14336);
     let blocks = plan.launch(1, 4096).grid.volume();
     assert!((3 * 132..=5 * 132).contains(&blocks), "{blocks}");
     // Enough columns already: K is not split.
     assert_eq!(SkinnyPlan::new((8, 1 << 20, 64), 132, 4).splits, 1);
-    assert_eq!(SkinnyPlan::new((9, 100, 1), 132, 4), SkinnyPlan { rows: 16, k_chunk: 8, splits: 1 });
+    // 100 columns: 16 groups of 8, so 8 k-lanes of 8 rows each per step.
+    assert_eq!(SkinnyPlan::new((9, 100, 1), 132, 4), SkinnyPlan { rows: 16, k_chunk: 64, splits: 1 });
+    // A narrow B: 8 groups, 16 k-lanes, K split over every SM.
+    let narrow = SkinnyPlan::new((64, 64, 65536), 132, 4);
+    assert_eq!(narrow.k_chunk % (16 * skinny::K_GRANULE), 0);
+    assert!(narrow.launch(64, 64).grid.volume() >= 4 * 132 - 4 * 16, "{narrow:?}");
     assert_eq!(SkinnyPlan::new((5, 100, 1), 132, 4).rows, 8);
 }

@@ -13,8 +13,8 @@
 //!   reads them from a row of B with 16-byte loads, so a warp reads 256
 //!   (bf16: 512-byte) runs of one row;
 //! - enough bytes in flight (Little's law: bandwidth × latency, tens of
-//!   KB per SM): each thread issues the loads of [`UNROLL`] rows of B
-//!   before it uses any of them;
+//!   KB per SM): each thread issues the loads of 8 rows of B (4 in the
+//!   16-row kernels) before it uses any of them;
 //! - enough blocks: with few columns (N = 4096 is 4 blocks of 1024 columns)
 //!   most SMs would idle, so K is split too (split-K): block `y` of the
 //!   grid sums its own `k_chunk` rows of B into a partial C in a workspace,
@@ -37,12 +37,9 @@ pub const THREADS: u32 = 128;
 /// Neighbouring columns of C (and B) per thread: one 16-byte load of bf16,
 /// two of fp32.
 pub const COLS: usize = 8;
-/// Columns of C per block.
-pub const BLOCK_COLS: u32 = THREADS * COLS as u32;
-/// Rows of B each thread has in flight before it uses them (4 for the
-/// 16-row kernels, whose 128 accumulators leave fewer registers), and the
-/// granule of a block's share of K.
-pub const UNROLL: u32 = 8;
+/// Rows of B each k-lane takes per step of a block's share of K: that
+/// share is a multiple of this times the k-lanes.
+pub const K_GRANULE: u32 = 8;
 
 /// An element type of A and B, as the kernel reads it: bf16 (as its bits,
 /// `u16`) or fp32.
@@ -78,9 +75,12 @@ impl Element for u16 {
     /// two values each, the first in the low half).
     #[inline(always)]
     unsafe fn load8(p: *const u16) -> [f32; COLS] {
-        let words = unsafe { load_f32x4(p.cast::<f32>()) }.map(f32::to_bits);
+        let words = unsafe { load_f32x4(p.cast::<f32>()) };
         let mut out = [0.0; COLS];
-        for (i, word) in words.into_iter().enumerate() {
+        // Index loops, not iterator adapters: those were not unrolled on
+        // the GPU and put the arrays in local memory.
+        for i in 0..4 {
+            let word = words[i].to_bits();
             out[2 * i] = f32::from_bits(word << 16);
             out[2 * i + 1] = f32::from_bits(word & 0xffff_0000);
         }
@@ -109,88 +109,157 @@ unsafe fn b_row<E: Element>(b: *const E, n: u32, row: u32, col: u32, whole: bool
     out
 }
 
-/// `acc[r][c] += A[row0 + r][kk + u] · rows[u][c]` for the first `depth`
-/// rows of B in `rows`, in k order.
+/// `acc[r][c] += A[row0 + r][rows[u]] · b[u][c]` for the `D` rows of B
+/// in `b`, which are rows `kk`, `kk + step`, … of B, in k order.
 #[inline(always)]
-unsafe fn multiply_add<E: Element, const ROWS: usize, const DEPTH: usize>(
+unsafe fn multiply_add<E: Element, const ROWS: usize, const D: usize>(
     acc: &mut [[f32; COLS]; ROWS],
     a: *const E,
     (k, row0, rows_of_a): (u32, u32, u32),
-    kk: u32,
-    b_rows: &[[f32; COLS]; DEPTH],
-    depth: u32,
+    (kk, step): (u32, u32),
+    b: &[[f32; COLS]; D],
 ) {
     for r in 0..ROWS {
         if (r as u32) < rows_of_a {
-            let a_row = unsafe { a.add((row0 + r as u32) as usize * k as usize + kk as usize) };
-            for u in 0..DEPTH {
-                if (u as u32) < depth {
-                    let value = unsafe { E::load1(a_row.add(u)) };
-                    for c in 0..COLS {
-                        acc[r][c] = gpu::fma(value, b_rows[u][c], acc[r][c]);
-                    }
+            let a_row = unsafe { a.add((row0 + r as u32) as usize * k as usize) };
+            for u in 0..D {
+                let value = unsafe { E::load1(a_row.add((kk + u as u32 * step) as usize)) };
+                for c in 0..COLS {
+                    acc[r][c] = gpu::fma(value, b[u][c], acc[r][c]);
                 }
             }
         }
     }
 }
 
-/// One block's share of `C = A·B`: rows `ROWS·z..` of A, columns
-/// `1024·x..` of B, rows `k_chunk·y..` of K, summed into `partial[y]`, an
+/// Groups of 8 columns per block for an `n`-column B: enough to cover
+/// `n`, a power of two from 8 to [`THREADS`]. The block's threads beyond
+/// one per group split the block's share of K between them ("k-lanes"),
+/// so a narrow B (N = 64: 8 groups, 16 k-lanes) still keeps every thread
+/// streaming.
+pub const fn column_groups(n: u32) -> u32 {
+    let needed = n.div_ceil(COLS as u32);
+    let mut groups = 8;
+    while groups < needed && groups < THREADS {
+        groups *= 2;
+    }
+    groups
+}
+
+/// Rows of C the k-lanes add up per round through shared memory.
+const REDUCE_ROWS: usize = 4;
+
+/// Shared memory for adding up the k-lanes: one round's partial rows of
+/// every thread (0 when a block has no k-lanes to add).
+pub const fn shared_bytes(n: u32) -> u32 {
+    if column_groups(n) == THREADS { 0 } else { THREADS * (REDUCE_ROWS * COLS) as u32 * 4 }
+}
+
+/// One block's share of `C = A·B`: rows `ROWS·z..` of A, the block's
+/// columns of B, rows `k_chunk·y..` of K, summed into `partial[y]`, an
 /// `m`×`n` slice of the workspace.
 ///
 /// # Safety
 /// `a` is `m`×`k`, `b` is `k`×`n` (16-byte aligned), `partial` has
-/// `grid.y·m·n` floats; the launch is [`launch_shape`]'s.
+/// `grid.y·m·n` floats; the launch is [`SkinnyPlan::launch`]'s.
 #[inline(always)]
-unsafe fn partial_product<E: Element, const ROWS: usize, const DEPTH: usize>(
+unsafe fn partial_product<E: Element, const ROWS: usize, const D: usize>(
     (m, n, k): (u32, u32, u32),
     a: *const E,
     b: *const E,
     partial: *mut f32,
     k_chunk: u32,
 ) {
-    let col = (gpu::block_idx().x * THREADS + gpu::thread_idx().x) * COLS as u32;
+    let groups = column_groups(n);
+    let lanes = THREADS / groups;
+    let thread = gpu::thread_idx().x;
+    let (group, lane) = (thread % groups, thread / groups);
+    let col = (gpu::block_idx().x * groups + group) * COLS as u32;
     let (split, row0) = (gpu::block_idx().y, gpu::block_idx().z * ROWS as u32);
-    // No barrier follows: a thread with no columns may leave.
-    if col >= n || row0 >= m {
+    // The whole block leaves together, before any barrier.
+    if row0 >= m {
         return;
     }
     let rows_of_a = (m - row0).min(ROWS as u32);
     // Rows of B start 16-byte aligned, and hold whole vectors, when N is a
     // multiple of 8 (then `col + 8 <= n` too, as `col` is).
     let whole = n % COLS as u32 == 0;
-    let first = split * k_chunk;
-    let end = k.min(first + k_chunk);
+    let end = k.min(split * k_chunk + k_chunk);
     let mut acc = [[0.0f32; COLS]; ROWS];
-    let mut kk = first;
-    while kk < end {
-        let depth = (end - kk).min(DEPTH as u32);
-        // Every load of the group is issued before any is used.
-        let mut b_rows = [[0.0f32; COLS]; DEPTH];
-        for u in 0..DEPTH as u32 {
-            if u < depth {
-                b_rows[u as usize] = unsafe { b_row(b, n, kk + u, col, whole) };
+    if col < n {
+        // This thread's rows of B: every `lanes`-th from its own lane on.
+        let mut row = split * k_chunk + lane;
+        if whole {
+            // D rows at a time, every load issued before any is used.
+            while row + (D as u32 - 1) * lanes < end {
+                let mut b_rows = [[0.0f32; COLS]; D];
+                for u in 0..D {
+                    b_rows[u] = unsafe { E::load8(b.add((row + u as u32 * lanes) as usize * n as usize + col as usize)) };
+                }
+                unsafe { multiply_add(&mut acc, a, (k, row0, rows_of_a), (row, lanes), &b_rows) };
+                row += D as u32 * lanes;
             }
         }
-        unsafe { multiply_add(&mut acc, a, (k, row0, rows_of_a), kk, &b_rows, depth) };
-        kk += DEPTH as u32;
+        while row < end {
+            let b_rows = [unsafe { b_row(b, n, row, col, whole) }];
+            unsafe { multiply_add(&mut acc, a, (k, row0, rows_of_a), (row, lanes), &b_rows) };
+            row += lanes;
+        }
     }
     let slice = unsafe { partial.add(split as usize * m as usize * n as usize) };
-    for r in 0..ROWS {
-        if (r as u32) < rows_of_a {
-            let out = unsafe { slice.add((row0 + r as u32) as usize * n as usize + col as usize) };
-            if whole {
-                unsafe {
-                    store_f32x4(out, [acc[r][0], acc[r][1], acc[r][2], acc[r][3]]);
-                    store_f32x4(out.add(4), [acc[r][4], acc[r][5], acc[r][6], acc[r][7]]);
-                }
-            } else {
-                for c in 0..COLS {
-                    if col + (c as u32) < n {
-                        unsafe { gpu::store(out.add(c), acc[r][c]) };
+    if lanes == 1 {
+        for r in 0..ROWS {
+            if (r as u32) < rows_of_a && col < n {
+                unsafe { store_row(slice, n, (row0 + r as u32, col), &acc[r], whole) };
+            }
+        }
+        return;
+    }
+    // Add the k-lanes' sums, lane 0 first, a few rows at a time. Slot i of
+    // thread t is word i·THREADS + t: a warp's writes hit 32 banks.
+    let shared = gpu::dynamic_shared::<f32>();
+    let rounds = ROWS.div_ceil(REDUCE_ROWS);
+    for round in 0..rounds {
+        for i in 0..REDUCE_ROWS * COLS {
+            let r = round * REDUCE_ROWS + i / COLS;
+            if r < ROWS {
+                unsafe { gpu::store(shared.add(i * THREADS as usize + thread as usize), acc[r][i % COLS]) };
+            }
+        }
+        gpu::sync_threads();
+        if lane == 0 && col < n {
+            for rr in 0..REDUCE_ROWS {
+                let r = round * REDUCE_ROWS + rr;
+                if r < ROWS && (r as u32) < rows_of_a {
+                    let mut sum = [0.0f32; COLS];
+                    for c in 0..COLS {
+                        let slot = (rr * COLS + c) * THREADS as usize;
+                        for l in 0..lanes {
+                            sum[c] += unsafe { gpu::load(shared.add(slot + (l * groups + group) as usize)) };
+                        }
                     }
+                    unsafe { store_row(slice, n, (row0 + r as u32, col), &sum, whole) };
                 }
+            }
+        }
+        gpu::sync_threads();
+    }
+}
+
+/// Stores 8 sums at (`row`, `col..col + 8`) of the `n`-column `out`,
+/// skipping columns past `n`.
+#[inline(always)]
+unsafe fn store_row(out: *mut f32, n: u32, (row, col): (u32, u32), sums: &[f32; COLS], whole: bool) {
+    let at = unsafe { out.add(row as usize * n as usize + col as usize) };
+    if whole {
+        unsafe {
+            store_f32x4(at, [sums[0], sums[1], sums[2], sums[3]]);
+            store_f32x4(at.add(4), [sums[4], sums[5], sums[6], sums[7]]);
+        }
+    } else {
+        for c in 0..COLS {
+            if col + (c as u32) < n {
+                unsafe { gpu::store(at.add(c), sums[c]) };
             }
         }
     }
@@ -257,7 +326,7 @@ pub unsafe fn skinny_reduce(len: u32, splits: u32, partial: *const f32, alpha: f
 pub struct SkinnyPlan {
     /// Rows of A per block: 1, 8 or 16 (which kernel runs).
     pub rows: u32,
-    /// Rows of K per block; a multiple of [`UNROLL`].
+    /// Rows of K per block; a multiple of [`K_GRANULE`] times the k-lanes.
     pub k_chunk: u32,
     /// Blocks along K: the partial sums the reduction adds.
     pub splits: u32,
@@ -273,16 +342,22 @@ impl SkinnyPlan {
             2..=8 => 8,
             _ => 16,
         };
-        let tiles = n.div_ceil(BLOCK_COLS) * m.div_ceil(rows);
+        let tiles = n.div_ceil(column_groups(n) * COLS as u32) * m.div_ceil(rows);
         let wanted = (multiprocessors * blocks_per_sm).div_ceil(tiles);
         let chunk = k.div_ceil(if wanted == 0 { 1 } else { wanted });
-        let k_chunk = chunk.div_ceil(UNROLL) * UNROLL;
+        let granule = K_GRANULE * (THREADS / column_groups(n));
+        let k_chunk = chunk.div_ceil(granule) * granule;
         SkinnyPlan { rows, k_chunk, splits: k.div_ceil(k_chunk) }
     }
 
     /// Grid and block of the partial-product kernel.
     pub const fn launch(&self, m: u32, n: u32) -> LaunchShape {
-        LaunchShape { grid: Dim3::new(n.div_ceil(BLOCK_COLS), self.splits, m.div_ceil(self.rows)), block: Dim3::new(THREADS, 1, 1), shared_bytes: 0 }
+        let columns = column_groups(n) * COLS as u32;
+        LaunchShape {
+            grid: Dim3::new(n.div_ceil(columns), self.splits, m.div_ceil(self.rows)),
+            block: Dim3::new(THREADS, 1, 1),
+            shared_bytes: shared_bytes(n),
+        }
     }
 
     /// Floats of the workspace: one `m`×`n` partial C per split.

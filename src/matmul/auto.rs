@@ -146,7 +146,7 @@ pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tiled_runs: bo
     let intensity = flops / bytes;
     let bound = if intensity < gpu.ridge() { "memory-bound" } else { "compute-bound" };
     let roofline = format!("{intensity:.0} FLOP/B vs ridge {:.0}: {bound}", gpu.ridge());
-    let skinny_why = format!("skinny, {} K-splits x {} column blocks", plan.splits, n.div_ceil(kernels_gpu::skinny::BLOCK_COLS));
+    let skinny_why = format!("skinny, {} K-splits x {} column blocks", plan.splits, n.div_ceil(8 * kernels_gpu::skinny::column_groups(n)));
     if !tiled_runs {
         return Choice { pick: Pick::Skinny(plan), skinny_seconds, tiled_seconds: None, why: format!("{roofline}; {skinny_why} (no tensor-core rung here)") };
     }
