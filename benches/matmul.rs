@@ -5,6 +5,7 @@
 //! Without a GPU it prints why and exits successfully, so `cargo test
 //! --all-targets` stays green on machines without one.
 
+use ptx_ladder::matmul::accuracy::Arithmetic;
 use criterion::measurement::{Measurement, ValueFormatter};
 use criterion::{BenchmarkId, Criterion, Throughput};
 use cust::event::{Event, EventFlags};
@@ -111,9 +112,9 @@ fn bench<E: Element>(gpu: &Gpu, options: &Options, criterion: &mut Criterion<Cud
     let size = options.size.0;
     let mut group = criterion.benchmark_group(format!("{name} {size}^3 on {}", gpu.info.name));
     group.throughput(Throughput::Elements(buffers.flops() as u64));
-    let mut gemms: Vec<(String, Box<dyn Gemm<E>>)> = Vec::new();
+    let mut gemms: Vec<(String, Box<dyn Gemm<E>>, Arithmetic)> = Vec::new();
     match Cublas::load(gpu) {
-        Ok(cublas) => gemms.push((E::cublas_title("cuBLAS"), Box::new(cublas))),
+        Ok(cublas) => gemms.push((E::cublas_title("cuBLAS"), Box::new(cublas), E::ARITHMETIC)),
         Err(e) => eprintln!("benches/matmul: no {name} cuBLAS baseline: {e}"),
     }
     for rung in ladder.rungs {
@@ -122,10 +123,11 @@ fn bench<E: Element>(gpu: &Gpu, options: &Options, criterion: &mut Criterion<Cud
             continue;
         }
         let gemm = rung.prepare(gpu, &buffers).expect("setting up a rung");
-        gemms.push((format!("{} {}", rung.id, rung.title), gemm));
+        gemms.push((format!("{} {}", rung.id, rung.title), gemm, rung.kernel.arithmetic()));
     }
-    for (name, gemm) in &gemms {
+    for (name, gemm, arithmetic) in &gemms {
         // Check once before timing: a wrong kernel's speed means nothing.
+        let reference = reference.for_arithmetic(*arithmetic);
         let (c, _) = measure(gpu, &mut buffers, gemm.as_ref(), &reference, Some(1), 0).expect("running the kernel");
         let v = verdict(&reference, &c);
         assert!(v.passed(), "{name}: {}", v.describe());

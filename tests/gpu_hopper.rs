@@ -25,6 +25,7 @@ fn check(gpu: &Gpu, shape: (u32, u32, u32), alpha: f32, beta: f32) {
     let expected = reference(&problem, reference_rows(shape.0, shape.1, shape.2, 3));
     let mut buffers = Buffers::<f32>::upload(gpu, &problem).unwrap();
     for rung in hopper_rungs() {
+        let expected = expected.for_arithmetic(rung.kernel.arithmetic());
         let gemm = rung.prepare(gpu, &buffers).unwrap();
         let (c, _) = measure(gpu, &mut buffers, gemm.as_ref(), &expected, Some(1), 0)
             .unwrap_or_else(|e| panic!("rung {} at {shape:?}: {e}", rung.id));

@@ -8,6 +8,7 @@ use ptx_ladder::device::Gpu;
 use ptx_ladder::matmul::buffers::Buffers;
 use ptx_ladder::matmul::check::{Problem, reference, reference_rows, verdict};
 use ptx_ladder::matmul::ladder::measure;
+use ptx_ladder::matmul::rung::RungKernel;
 use ptx_ladder::matmul::sgemm;
 
 const SHAPES: &[(u32, u32, u32)] = &[(1, 1, 1), (17, 33, 9), (255, 257, 129), (1000, 1000, 1000), (4097, 1023, 513), (4096, 4096, 4096)];
@@ -17,6 +18,7 @@ fn check_all(gpu: &Gpu, kernels: &[&GemmKernel], shape: (u32, u32, u32), alpha: 
     let expected = reference(&problem, reference_rows(shape.0, shape.1, shape.2, 3));
     let mut buffers = Buffers::<f32>::upload(gpu, &problem).unwrap();
     for &kernel in kernels {
+        let expected = expected.for_arithmetic(RungKernel::<f32>::arithmetic(kernel));
         // reps = 0 is not allowed; the check run is what matters here.
         let (c, _) =
             measure(gpu, &mut buffers, kernel, &expected, Some(1), 0).unwrap_or_else(|e| panic!("{} at {shape:?}: {e}", kernel.name()));

@@ -6,6 +6,7 @@ use kernels_gpu::matmul::r08_autotuned::CONFIGS;
 use kernels_gpu::matmul::{GemmKernel, KERNELS};
 use ptx_ladder::emulator;
 use ptx_ladder::matmul::check::{Problem, reference, reference_rows, verdict};
+use ptx_ladder::matmul::rung::RungKernel;
 use ptx_ladder::matmul::sgemm::plain_kernels;
 
 /// Shapes that cut through every tile size used (8..256) in awkward places;
@@ -14,7 +15,7 @@ const SHAPES: &[(u32, u32, u32)] = &[(1, 1, 1), (17, 33, 9), (67, 45, 37), (136,
 
 fn check(kernel: &GemmKernel, (m, n, k): (u32, u32, u32), alpha: f32, beta: f32) {
     let problem = Problem::random((m, n, k), alpha, beta, (m * 31 + n * 7 + k) as u64);
-    let expected = reference(&problem, reference_rows(m, n, k, 1));
+    let expected = reference(&problem, reference_rows(m, n, k, 1)).for_arithmetic(RungKernel::<f32>::arithmetic(kernel));
     let mut c = if beta == 0.0 { vec![f32::from_bits(ptx_ladder::device::POISON_BITS); (m * n) as usize] } else { problem.c.clone() };
     emulator::sgemm(kernel, (m, n, k), alpha, &problem.a, &problem.b, beta, &mut c)
         .unwrap_or_else(|e| panic!("{} at {m}x{n}x{k}: {e}", kernel.name()));

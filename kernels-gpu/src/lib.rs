@@ -51,6 +51,7 @@ pub mod labs;
 pub mod launch;
 pub mod matmul;
 pub mod matmul_bf16;
+pub mod skinny;
 pub mod vecadd;
 
 /// CUDA C++'s `__launch_bounds__(max_threads, min_blocks_per_sm)`: a promise

@@ -8,7 +8,7 @@ mod timing;
 
 pub use info::DeviceInfo;
 pub use launch::{KernelResources, Param, Params, PtxModule, pointer};
-pub use timing::Timing;
+pub use timing::{L2Flush, Timing};
 
 use crate::error::{Context as _, Error, Result};
 use cust::context::Context;

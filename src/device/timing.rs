@@ -1,9 +1,16 @@
 //! GPU timing with CUDA events: warm up, then time each run between two
 //! events on the stream and keep the median.
+//!
+//! A GEMM timed over and over on the same buffers finds its inputs in L2
+//! after the first run, when they fit (the H200's L2 holds 60 MB). A
+//! model's weights do not stay there between layers, so [`Gpu::time_cold`]
+//! overwrites a buffer twice the size of L2 before each run, outside the
+//! timed region, and every run reads its inputs from DRAM.
 
 use super::Gpu;
 use crate::error::{Context as _, Result};
 use cust::event::{Event, EventFlags};
+use cust::memory::DeviceBuffer;
 
 /// Run times of one measured operation, in milliseconds.
 #[derive(Clone, Debug, PartialEq)]
@@ -31,12 +38,43 @@ impl Timing {
     }
 }
 
+/// A buffer twice the size of L2: writing it evicts whatever L2 held.
+pub struct L2Flush {
+    buffer: DeviceBuffer<u32>,
+}
+
+impl L2Flush {
+    /// Allocates twice `gpu`'s L2 (at least 8 MB).
+    pub fn new(gpu: &Gpu) -> Result<L2Flush> {
+        let words = (2 * gpu.info.l2_bytes as usize).max(8 << 20) / 4;
+        let buffer = unsafe { DeviceBuffer::uninitialized(words) }.context("allocating the L2 flush buffer")?;
+        Ok(L2Flush { buffer })
+    }
+
+    /// Enqueues the overwrite on `gpu`'s stream.
+    pub fn enqueue(&mut self, gpu: &Gpu) -> Result<()> {
+        unsafe { self.buffer.set_32_async(0, gpu.stream()) }.context("flushing L2")
+    }
+}
+
 impl Gpu {
     /// Runs `work` `warmup` times untimed, then `reps` times each between
     /// two events, and returns the median. `work` must only enqueue GPU work
     /// on [`Gpu::stream`].
-    pub fn time(&self, warmup: u32, reps: u32, mut work: impl FnMut() -> Result<()>) -> Result<Timing> {
+    pub fn time(&self, warmup: u32, reps: u32, work: impl FnMut() -> Result<()>) -> Result<Timing> {
+        self.time_each(warmup, reps, &mut || Ok(()), work)
+    }
+
+    /// [`Gpu::time`] with L2 flushed before every run (untimed), so the
+    /// inputs come from DRAM each time, as a model's weights do.
+    pub fn time_cold(&self, warmup: u32, reps: u32, flush: &mut L2Flush, work: impl FnMut() -> Result<()>) -> Result<Timing> {
+        self.time_each(warmup, reps, &mut || flush.enqueue(self), work)
+    }
+
+    /// Times `work`, running `before` ahead of each run, outside the events.
+    fn time_each(&self, warmup: u32, reps: u32, before: &mut dyn FnMut() -> Result<()>, mut work: impl FnMut() -> Result<()>) -> Result<Timing> {
         for _ in 0..warmup {
+            before()?;
             work()?;
         }
         self.synchronize()?;
@@ -44,6 +82,7 @@ impl Gpu {
         let stop = Event::new(EventFlags::DEFAULT).context("creating a CUDA event")?;
         let mut runs = Vec::with_capacity(reps.max(1) as usize);
         for _ in 0..reps.max(1) {
+            before()?;
             start.record(self.stream()).context("recording a CUDA event")?;
             work()?;
             stop.record(self.stream()).context("recording a CUDA event")?;

@@ -71,15 +71,18 @@ impl Shadow {
         }
         let mut found = None;
         let first = offset / 4;
+        // A 16-bit access counts as one on its whole word: two threads
+        // writing the two halves of a word are reported (conservatively).
+        let touched = access.bytes.div_ceil(4) as usize;
         let mut i = 0;
-        while i < (access.bytes / 4) as usize {
+        while i < touched {
             let index = first + i;
             let Some(chunk) = self.chunks.get(index / 4) else {
                 break;
             };
             let mut words = chunk.lock().unwrap();
             // Every word of this access that lies in this chunk.
-            while i < (access.bytes / 4) as usize && (first + i) / 4 == index / 4 {
+            while i < touched && (first + i) / 4 == index / 4 {
                 let index = first + i;
                 let word = &mut words[index % 4];
                 if let Some(f) = update(word, interval, thread, access, i) {

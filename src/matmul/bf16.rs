@@ -8,6 +8,7 @@
 
 pub mod problem;
 
+use super::accuracy::Arithmetic;
 use super::buffers::Buffers;
 use super::check::Reference;
 use super::cublas::Cublas;
@@ -26,6 +27,7 @@ impl Element for bf16 {
     type Bits = u16;
     type Problem = Bf16Problem;
     const DTYPE: Dtype = Dtype::Bf16;
+    const ARITHMETIC: Arithmetic = Arithmetic::Bf16TensorCore;
     const CUBLAS_CALL: &'static str = "cublasGemmEx bf16 -> f32";
 
     fn random(size: (u32, u32, u32), seed: u64) -> Bf16Problem {

@@ -5,6 +5,7 @@
 //! The SGEMM ladder's type is `f32` (see [`super::sgemm`]), the BF16
 //! ladder's `half::bf16` (see [`super::bf16`]).
 
+use super::accuracy::Arithmetic;
 use super::check::Reference;
 use super::cublas::Cublas;
 use super::dtype::Dtype;
@@ -19,6 +20,9 @@ pub trait Element: Sized + 'static {
     /// Random inputs on the host, and what the reference is computed from.
     type Problem;
     const DTYPE: Dtype;
+    /// The arithmetic of this type's GEMMs unless a kernel says otherwise
+    /// ([`super::rung::RungKernel::arithmetic`]): it sets the error bound.
+    const ARITHMETIC: Arithmetic;
     /// The baseline's cuBLAS call, for the table's kernel column.
     const CUBLAS_CALL: &'static str;
 
@@ -83,7 +87,7 @@ pub struct Library<'a, E: Element> {
     pub title: String,
     /// The call, for the kernel column.
     pub call: &'static str,
-    /// Its own error bound, when it computes in a coarser type.
-    pub tolerance: Option<f64>,
+    /// The arithmetic its error bound follows, when not the ladder's.
+    pub arithmetic: Option<Arithmetic>,
     pub gemm: Box<dyn Gemm<E> + 'a>,
 }

@@ -6,6 +6,7 @@
 //!
 //! Each is made once per problem, then run as often as the timing needs.
 
+use super::accuracy::Arithmetic;
 use super::buffers::Buffers;
 use super::element::{Args, Gemm};
 use super::rung::RungKernel;
@@ -256,6 +257,10 @@ impl RungKernel<f32> for HopperKernel {
 
     fn module(&self) -> PtxModule {
         PtxModule::Sm90a
+    }
+
+    fn arithmetic(&self) -> Arithmetic {
+        Arithmetic::Tf32x3
     }
 
     fn shape_limit(&self, size: (u32, u32, u32)) -> Option<&'static str> {

@@ -158,12 +158,12 @@ impl Row {
     }
 
     /// A rung that cannot run here, and why.
-    pub fn skipped((id, title, kernel): (&str, &str, &str), why: String, tolerance: f64) -> Row {
+    pub fn skipped((id, title, kernel): (&str, &str, &str), why: String) -> Row {
         Row {
             id: id.into(),
             title: title.into(),
             kernel: kernel.into(),
-            verdict: Verdict { relative_error: 0.0, nan_count: 0, tolerance },
+            verdict: Verdict::passing(0.0),
             timing: None,
             gflops: None,
             resources: None,
@@ -245,14 +245,15 @@ pub fn run<E: Element>(
         let what = format!("rung {} {} ({})", rung.id, rung.title, rung.kernel.name());
         if let Some(why) = rung.skip_reason(capability, size) {
             progress(&crate::progress::step(i, total, &format!("{what}: skipped, {why}")));
-            rows.push(Row::skipped((rung.id, rung.title, rung.kernel.name()), why, reference.tolerance));
+            rows.push(Row::skipped((rung.id, rung.title, rung.kernel.name()), why));
             continue;
         }
         progress(&crate::progress::step(i, total, &what));
         let gemm = rung.prepare(gpu, buffers)?;
-        let (c, timing) = measure(gpu, buffers, gemm.as_ref(), reference, options.reps, options.warmup)?;
+        let reference = reference.for_arithmetic(rung.kernel.arithmetic());
+        let (c, timing) = measure(gpu, buffers, gemm.as_ref(), &reference, options.reps, options.warmup)?;
         let shape = rung.kernel.shape(gpu, size);
-        rows.push(Row::rung(gpu, rung, shape, verdict(reference, &c), timing, flops)?);
+        rows.push(Row::rung(gpu, rung, shape, verdict(&reference, &c), timing, flops)?);
     }
     Ok(Report {
         dtype: E::DTYPE,
@@ -290,7 +291,7 @@ fn libraries<E: Element>(
     let mut references = Vec::new();
     for library in E::references(&cublas) {
         progress(&library.title);
-        let bound = library.tolerance.map(|tolerance| Reference { tolerance, ..reference.clone() });
+        let bound = library.arithmetic.map(|arithmetic| reference.for_arithmetic(arithmetic));
         let reference = bound.as_ref().unwrap_or(reference);
         let (c, timing) = measure(gpu, buffers, library.gemm.as_ref(), reference, options.reps, options.warmup)?;
         references.push(Row::library(library.title, library.call, verdict(reference, &c), timing, flops));

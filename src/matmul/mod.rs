@@ -12,6 +12,8 @@
 //! - [`check`], [`cublas`], [`report`], [`autotune`], [`cpu`]: the f64
 //!   check, the baseline, the output, rung 8's search and the CPU row.
 
+pub mod accuracy;
+pub mod auto;
 pub mod autotune;
 pub mod bf16;
 pub mod buffers;

@@ -293,7 +293,7 @@ mod tests {
             id: id.into(),
             title: format!("rung {id}"),
             kernel: format!("sgemm_{id}"),
-            verdict: Verdict { relative_error: if gflops.is_some() { 1e-7 } else { 1.0 }, nan_count: 0, tolerance: 1e-5 },
+            verdict: if gflops.is_some() { Verdict::passing(1e-7) } else { Verdict::failing(1.0) },
             timing: gflops.map(|g| Timing { median_ms: 1000.0 / g, min_ms: 1.0, max_ms: 2.0, runs: 5 }),
             gflops,
             resources: None,
@@ -343,7 +343,7 @@ mod tests {
     fn the_cpu_row_gives_the_gpu_cpu_ratio() {
         let cpu = crate::matmul::cpu::CpuRow {
             threads: 16,
-            verdict: Verdict { relative_error: 2e-7, nan_count: 0, tolerance: 1e-5 },
+            verdict: Verdict::passing(2e-7),
             timing: Timing { median_ms: 1000.0, min_ms: 900.0, max_ms: 1100.0, runs: 3 },
             gflops: 2.0,
         };
@@ -351,7 +351,7 @@ mod tests {
         assert!(text.starts_with("cpu  16 CPU threads"), "{text}");
         assert!(text.contains("1.00%") && text.contains("2.0e-7"), "{text}");
         assert!(text.contains("GPU / CPU: best rung (3 rung 3) 20x, cuBLAS 100x the CPU's 2 GFLOP/s (median of 3 runs)"), "{text}");
-        let wrong = crate::matmul::cpu::CpuRow { verdict: Verdict { relative_error: 1.0, nan_count: 0, tolerance: 1e-5 }, ..cpu };
+        let wrong = crate::matmul::cpu::CpuRow { verdict: Verdict::failing(1.0), ..cpu };
         assert!(cpu_lines(&report(None), &wrong).contains("the CPU row is WRONG"));
     }
 
@@ -394,7 +394,7 @@ mod tests {
         r.dtype = Dtype::Bf16;
         r.autotune_note.clear();
         r.rows.retain(|row| row.id != "2");
-        r.rows.push(Row::skipped(("4", "wgmma", "bf16_wgmma"), "needs a Hopper GPU (sm_90)".into(), 5e-5));
+        r.rows.push(Row::skipped(("4", "wgmma", "bf16_wgmma"), "needs a Hopper GPU (sm_90)".into()));
         assert!(r.all_correct());
         let text = table(&r);
         assert!(
@@ -413,7 +413,7 @@ mod tests {
         assert!(text.contains("cuBLAS TF32 (reference)") && text.contains("300.0%"), "{text}");
         assert!(json(&f).contains("\"references\":[{\"id\":\"-\",\"title\":\"cuBLAS TF32 (reference)\""));
         // A wrong reference row fails the run like a wrong rung.
-        f.references[0].verdict.relative_error = 1.0;
+        f.references[0].verdict = Verdict::failing(1.0);
         assert!(!f.all_correct());
         assert!(table(&f).contains("cuBLAS TF32 (reference) is WRONG"));
     }

@@ -8,6 +8,7 @@
 //! skipped with the reason, not as a failure.
 
 use super::buffers::Buffers;
+use super::accuracy::Arithmetic;
 use super::element::{Element, Gemm};
 use crate::device::{Gpu, PtxModule};
 use crate::error::{Error, Result};
@@ -21,6 +22,11 @@ pub trait RungKernel<E: Element> {
 
     /// The PTX module the kernel is in.
     fn module(&self) -> PtxModule;
+
+    /// What the kernel computes in, for its error bound.
+    fn arithmetic(&self) -> Arithmetic {
+        E::ARITHMETIC
+    }
 
     /// Why the kernel cannot take an `m`×`n`×`k` problem, or None.
     fn shape_limit(&self, size: (u32, u32, u32)) -> Option<&'static str>;

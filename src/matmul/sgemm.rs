@@ -4,7 +4,8 @@
 use super::buffers::Buffers;
 use super::check::{self, Problem, Reference};
 use super::cublas::Cublas;
-use super::dtype::{Dtype, TF32_TOLERANCE};
+use super::accuracy::Arithmetic;
+use super::dtype::Dtype;
 use super::element::{Args, Element, Gemm, Inputs, Library};
 use super::rung::{Ladder, Rung, RungKernel};
 use crate::device::{Gpu, PtxModule, pointer};
@@ -19,6 +20,7 @@ impl Element for f32 {
     type Bits = f32;
     type Problem = Problem;
     const DTYPE: Dtype = Dtype::F32;
+    const ARITHMETIC: Arithmetic = Arithmetic::Fp32;
     const CUBLAS_CALL: &'static str = "cublasSgemm";
 
     fn random(size: (u32, u32, u32), seed: u64) -> Problem {
@@ -43,7 +45,7 @@ impl Element for f32 {
 
     fn references(cublas: &Cublas) -> Vec<Library<'_, f32>> {
         let tf32 = CublasTf32(cublas);
-        vec![Library { title: TF32_TITLE.into(), call: "cublasGemmEx TF32", tolerance: Some(TF32_TOLERANCE), gemm: Box::new(tf32) }]
+        vec![Library { title: TF32_TITLE.into(), call: "cublasGemmEx TF32", arithmetic: Some(Arithmetic::Tf32), gemm: Box::new(tf32) }]
     }
 }
 
@@ -75,6 +77,12 @@ impl RungKernel<f32> for GemmKernel {
 
     fn module(&self) -> PtxModule {
         PtxModule::Portable
+    }
+
+    /// Rung 11 splits each input into two TF32 parts for the tensor cores;
+    /// every other SGEMM kernel multiplies and adds on the FP32 pipes.
+    fn arithmetic(&self) -> Arithmetic {
+        if self.name() == k::r11_tensor_cores::KERNEL.name() { Arithmetic::Tf32x3 } else { Arithmetic::Fp32 }
     }
 
     fn shape_limit(&self, _: (u32, u32, u32)) -> Option<&'static str> {

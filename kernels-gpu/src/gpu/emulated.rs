@@ -115,7 +115,7 @@ pub(crate) fn copy_event(event: CopyEvent) {
 /// (`value` for a store); false means "skip it".
 pub(crate) fn announce<T: Copy>(ptr: *const T, kind: AccessKind, value: Option<T>) -> bool {
     let bytes = core::mem::size_of::<T>();
-    assert!(bytes % 4 == 0 && bytes <= 16, "checked accesses move 4 to 16 bytes of whole words");
+    assert!(bytes == 2 || (bytes % 4 == 0 && bytes <= 16), "checked accesses move 2 bytes, or 4 to 16 bytes of whole words");
     let mut words = [0u32; 4];
     if let Some(value) = value {
         // SAFETY: `value` is `bytes` bytes long and words holds 16.

@@ -1,0 +1,212 @@
+//! The "auto" rung: which kernel a shape should run, chosen from a model
+//! of the GPU rather than a table of shapes.
+//!
+//! Two kinds of kernel compete:
+//! - the **skinny** kernel streams B once (per 1, 8 or 16 rows of A) on
+//!   the CUDA cores, splitting K over blocks until every SM has work. Its
+//!   time comes from its bytes over DRAM bandwidth and its FLOPs over the
+//!   FP32 pipes, the shorter of the two half hidden ([`OVERLAP_LOSS`]);
+//! - the **tiled** tensor-core rung (BF16 rung 7 or SGEMM rung 12 on
+//!   Hopper) computes 128×256 tiles, one tile per SM at a time. Its
+//!   arithmetic time is the number of waves of tiles (tiles over SMs,
+//!   rounded up: a wave with one tile in it costs as much as a full one)
+//!   times one tile's time, combined with its bytes' time the same way.
+//!
+//! The model predicts both from the shape and the GPU (SMs, peaks, DRAM
+//! bandwidth) and picks the faster, saying why in the numbers that
+//! decide it: the shape's FLOPs per byte against the GPU's ridge point,
+//! and tiles against SMs. Its constants are measured fractions of the
+//! peaks (named below), so a shape it was not tuned on is judged by the
+//! same two limits.
+
+use super::dtype::Dtype;
+use kernels_gpu::skinny::SkinnyPlan;
+
+/// Fraction of the FP32 peak the skinny kernel's FMAs sustain (each FMA
+/// comes with loads and, for bf16, unpacking).
+pub const SKINNY_FMA_EFFICIENCY: f64 = 0.5;
+
+/// Fraction of the dense BF16 tensor peak a full tile of BF16 rung 7
+/// sustains (662 of 989 TFLOP/s at 4096³ on the H200).
+pub const TILED_BF16_EFFICIENCY: f64 = 0.67;
+
+/// The same for the 3xTF32 rung 12, against the dense BF16 peak (111 of
+/// 989 TFLOP/s at 4096³: three TF32 products at half the BF16 rate, plus
+/// the split).
+pub const TILED_TF32X3_EFFICIENCY: f64 = 0.112;
+
+/// Rows × columns of C per tile of the tiled rungs.
+pub const TILE: (u32, u32) = (128, 256);
+
+/// Blocks per SM the skinny plan aims for.
+pub const SKINNY_BLOCKS_PER_SM: u32 = 4;
+
+/// How much of the shorter of memory time and arithmetic time a kernel
+/// fails to hide behind the longer: 0 is perfect overlap, 1 none. Rung 7
+/// at M = 1 on Llama-3-8B's gate_up (235 MB of weights, one wave of
+/// tiles whose arithmetic takes as long as the weights' bytes) read its
+/// weights at 1.8 TB/s, where perfect overlap would give 4.5 TB/s.
+pub const OVERLAP_LOSS: f64 = 0.5;
+
+/// A kernel's time from its memory time and its arithmetic time.
+fn combined(memory: f64, arithmetic: f64) -> f64 {
+    memory.max(arithmetic) + OVERLAP_LOSS * memory.min(arithmetic)
+}
+
+/// A kernel launch costs a few microseconds that no bandwidth hides; the
+/// skinny kernel has two (the partial products, then the reduction).
+pub const LAUNCH_SECONDS: f64 = 2.5e-6;
+
+/// What the model knows of the GPU.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Machine {
+    pub multiprocessors: u32,
+    /// FP32 FMA pipes, FLOP/s.
+    pub fp32_flops: f64,
+    /// Dense BF16 tensor cores, FLOP/s.
+    pub tensor_flops: f64,
+    /// DRAM bytes/s.
+    pub dram_bytes: f64,
+    /// Whether the sm_90a rungs (wgmma, TMA) run here.
+    pub hopper: bool,
+}
+
+impl Machine {
+    /// The H200 as this project measured it (132 SMs, 66.9 TFLOP/s FP32,
+    /// 989 TFLOP/s dense BF16, about 4.5 TB/s from DRAM).
+    pub const H200: Machine = Machine { multiprocessors: 132, fp32_flops: 66.9e12, tensor_flops: 989e12, dram_bytes: 4.5e12, hopper: true };
+
+    /// FLOPs per byte where tensor-core arithmetic and DRAM take equally long.
+    pub fn ridge(&self) -> f64 {
+        self.tensor_flops / self.dram_bytes
+    }
+}
+
+/// The kernel the model picked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pick {
+    Skinny(SkinnyPlan),
+    /// The ladder's top tensor-core rung.
+    Tiled,
+}
+
+/// A pick, the predicted time of both candidates and the reason in words.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Choice {
+    pub pick: Pick,
+    pub skinny_seconds: f64,
+    /// None where the tiled rung cannot run (not Hopper, or a shape its
+    /// TMA copies cannot take).
+    pub tiled_seconds: Option<f64>,
+    pub why: String,
+}
+
+/// Bytes per element of A and B.
+fn input_bytes(dtype: Dtype) -> f64 {
+    match dtype {
+        Dtype::F32 => 4.0,
+        Dtype::Bf16 => 2.0,
+    }
+}
+
+/// The skinny kernel's predicted time and plan.
+pub fn skinny_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine) -> (f64, SkinnyPlan) {
+    let plan = SkinnyPlan::new((m, n, k), gpu.multiprocessors, SKINNY_BLOCKS_PER_SM);
+    let (mf, nf, kf) = (m as f64, n as f64, k as f64);
+    let passes = m.div_ceil(plan.rows) as f64;
+    let partials = 4.0 * plan.splits as f64 * mf * nf;
+    let bytes = input_bytes(dtype) * (passes * kf * nf + mf * kf) + 2.0 * partials + 4.0 * mf * nf;
+    let flops = 2.0 * mf * nf * kf;
+    let time = combined(bytes / gpu.dram_bytes, flops / (gpu.fp32_flops * SKINNY_FMA_EFFICIENCY)) + 2.0 * LAUNCH_SECONDS;
+    (time, plan)
+}
+
+/// The tiled rung's predicted time, and its tiles.
+pub fn tiled_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine) -> (f64, u64) {
+    let tiles = m.div_ceil(TILE.0) as u64 * n.div_ceil(TILE.1) as u64;
+    let waves = tiles.div_ceil(gpu.multiprocessors as u64) as f64;
+    let efficiency = match dtype {
+        Dtype::Bf16 => TILED_BF16_EFFICIENCY,
+        Dtype::F32 => TILED_TF32X3_EFFICIENCY,
+    };
+    let per_sm = gpu.tensor_flops * efficiency / gpu.multiprocessors as f64;
+    let tile_seconds = 2.0 * TILE.0 as f64 * TILE.1 as f64 * k as f64 / per_sm;
+    let (mf, nf, kf) = (m as f64, n as f64, k as f64);
+    let bytes = input_bytes(dtype) * (mf * kf + kf * nf) + 4.0 * mf * nf;
+    (combined(bytes / gpu.dram_bytes, waves * tile_seconds) + LAUNCH_SECONDS, tiles)
+}
+
+/// Picks the kernel for one shape. `tiled_runs` says whether the tiled
+/// rung can take this shape on this GPU.
+pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tiled_runs: bool) -> Choice {
+    let (m, n, k) = size;
+    let (skinny_seconds, plan) = skinny_time(dtype, size, gpu);
+    let flops = 2.0 * m as f64 * n as f64 * k as f64;
+    let bytes = input_bytes(dtype) * (m as f64 * k as f64 + k as f64 * n as f64) + 4.0 * m as f64 * n as f64;
+    let intensity = flops / bytes;
+    let bound = if intensity < gpu.ridge() { "memory-bound" } else { "compute-bound" };
+    let roofline = format!("{intensity:.0} FLOP/B vs ridge {:.0}: {bound}", gpu.ridge());
+    let skinny_why = format!("skinny, {} K-splits x {} column blocks", plan.splits, n.div_ceil(8 * kernels_gpu::skinny::column_groups(n)));
+    if !tiled_runs {
+        return Choice { pick: Pick::Skinny(plan), skinny_seconds, tiled_seconds: None, why: format!("{roofline}; {skinny_why} (no tensor-core rung here)") };
+    }
+    let (tiled_seconds, tiles) = tiled_time(dtype, size, gpu);
+    let busy = 100.0 * tiles.min(gpu.multiprocessors as u64) as f64 / gpu.multiprocessors as f64;
+    let waves = format!("{tiles} tiles on {} SMs ({busy:.0}% busy)", gpu.multiprocessors);
+    let (pick, chosen) = if skinny_seconds < tiled_seconds { (Pick::Skinny(plan), skinny_why) } else { (Pick::Tiled, "tensor-core tiles".to_string()) };
+    let why = format!(
+        "{roofline}; {waves}; predicted skinny {:.0} us, tiled {:.0} us: {chosen}",
+        skinny_seconds * 1e6,
+        tiled_seconds * 1e6
+    );
+    Choice { pick, skinny_seconds, tiled_seconds: Some(tiled_seconds), why }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pick(dtype: Dtype, size: (u32, u32, u32)) -> Pick {
+        choose(dtype, size, &Machine::H200, true).pick
+    }
+
+    #[test]
+    fn decode_streams_and_squares_tile() {
+        for (k, n) in [(4096, 6144), (4096, 4096), (4096, 28672), (14336, 4096)] {
+            assert!(matches!(pick(Dtype::Bf16, (1, n, k)), Pick::Skinny(p) if p.rows == 1), "M = 1, {k}x{n}");
+            assert!(matches!(pick(Dtype::F32, (1, n, k)), Pick::Skinny(_)), "fp32 M = 1, {k}x{n}");
+            assert_eq!(pick(Dtype::Bf16, (8192, n, k)), Pick::Tiled, "M = 8192, {k}x{n}");
+        }
+        assert_eq!(pick(Dtype::Bf16, (4096, 4096, 4096)), Pick::Tiled);
+        assert_eq!(pick(Dtype::F32, (8192, 8192, 8192)), Pick::Tiled);
+    }
+
+    /// Few tiles and deep K: one 128x256 tile walks 65536 k alone, while
+    /// the skinny kernel splits K over every SM.
+    #[test]
+    fn deep_k_with_one_tile_splits_k() {
+        let choice = choose(Dtype::Bf16, (64, 64, 65536), &Machine::H200, true);
+        assert!(matches!(choice.pick, Pick::Skinny(p) if p.splits > 100), "{choice:?}");
+        assert!(choice.why.contains("1 tiles on 132 SMs (1% busy)"), "{}", choice.why);
+    }
+
+    #[test]
+    fn reasons_carry_the_numbers_that_decide() {
+        let choice = choose(Dtype::Bf16, (1, 4096, 14336), &Machine::H200, true);
+        assert!(choice.why.starts_with("1 FLOP/B vs ridge 220: memory-bound"), "{}", choice.why);
+        // 117 MB of weights and 4 MB of partial sums at 4.5 TB/s (27 us),
+        // half of 3.6 us of FMAs, two launches.
+        assert!((choice.skinny_seconds * 1e6 - 33.8).abs() < 0.1, "{}", choice.skinny_seconds);
+        let elsewhere = choose(Dtype::Bf16, (4096, 4096, 4096), &Machine::H200, false);
+        assert!(matches!(elsewhere.pick, Pick::Skinny(_)) && elsewhere.why.ends_with("(no tensor-core rung here)"));
+    }
+
+    #[test]
+    fn a_wave_with_one_tile_costs_a_whole_wave() {
+        let h200 = Machine::H200;
+        let (full, tiles) = tiled_time(Dtype::Bf16, (128 * 12, 256 * 11, 4096), &h200);
+        assert_eq!(tiles, 132);
+        let (one_more, _) = tiled_time(Dtype::Bf16, (128 * 12 + 1, 256 * 11, 4096), &h200);
+        assert!(one_more > 1.9 * (full - LAUNCH_SECONDS), "{full} {one_more}");
+    }
+}

@@ -1,0 +1,10 @@
+//! `ptx-ladder sweep`: the ladder's best against cuBLAS over the shapes a
+//! model runs, not one square.
+//!
+//! - [`suite`]: the shapes (built in, or from a file) and the roofline
+//!   that says what bounds each;
+//! - [`report`]: one row per shape, the geometric mean and the worst
+//!   shape, as a table, JSON and a picture.
+
+pub mod report;
+pub mod suite;
