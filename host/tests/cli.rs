@@ -286,9 +286,19 @@ fn lab_pictures_are_written_without_a_gpu() {
     std::fs::remove_dir_all(dir).expect("cleanup");
 }
 
+/// Too large a matrix is a bad value: a usage error before any GPU work.
 #[test]
-fn matrix_size_limits_are_explained() {
-    let out = run(&["matmul", "--m", "65536", "--n", "65536", "--k", "1"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("32-bit indices"), "{}", stderr(&out));
+fn matrix_size_limits_are_usage_errors() {
+    for args in [
+        &["matmul", "--m", "65536", "--n", "65536", "--k", "1"][..],
+        &["matmul", "--m", "46341", "--n", "46341", "--k", "1"],
+        &["matmul", "--size", "2^20"],
+    ] {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains("32-bit indices"), "{args:?}: {}", stderr(&out));
+        assert!(stdout(&out).is_empty(), "{args:?}");
+    }
+    let help = stdout(&run(&["matmul", "--help"])).split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(help.contains("(1 to 46340,") && help.contains("at most 2^31-1"), "{help}");
 }

@@ -6,7 +6,7 @@
 
 use super::{needs_gpu, open_gpu};
 use crate::Failure;
-use crate::cli::{BanksArgs, CoalesceArgs, DivergenceArgs, OccupancyArgs, ReduceArgs, WarpsArgs};
+use crate::cli::{Archs, BanksArgs, CoalesceArgs, DivergenceArgs, OccupancyArgs, ReduceArgs, WarpsArgs};
 use crate::output::{Files, check_writable, out, outln};
 use crate::progress::tracked;
 use ptx_ladder::device::Gpu;
@@ -233,8 +233,8 @@ pub fn occupancy_command(args: OccupancyArgs) -> Result<(), Failure> {
 
 fn archs(o: &OccupancyArgs) -> Vec<&'static occupancy_model::Arch> {
     match o.arch {
-        Some(arch) => vec![arch],
-        None => occupancy_model::ARCHS.iter().collect(),
+        Archs::One(arch) => vec![arch],
+        Archs::All => occupancy_model::ARCHS.iter().collect(),
     }
 }
 
@@ -351,7 +351,7 @@ pub fn tour_command() -> Result<(), Failure> {
         "Registers, shared memory and thread slots decide how many warps an SM holds. More resident warps give\nthe scheduler more work to switch to while others wait for memory.",
     )?;
     let occupancy = OccupancyArgs {
-        arch: None,
+        arch: Archs::All,
         threads: 256,
         registers: 64,
         shared: 8192,

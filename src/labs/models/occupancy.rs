@@ -129,29 +129,27 @@ pub const ARCHS: &[Arch] = &[
     },
 ];
 
-/// Other spellings people use for each entry of [`ARCHS`], lower case with
-/// spaces, dashes and underscores removed.
+/// Other spellings of each entry of [`ARCHS`], lower case with spaces,
+/// dashes and underscores removed. Only names of one GPU: a die ("AD102")
+/// or a generation ("Ada") also names GPUs this table does not describe,
+/// which a compute capability (sm_89) states without pretending.
 const ALIASES: &[(&str, (u32, u32))] = &[
     ("t4", (7, 5)),
-    ("turing", (7, 5)),
     ("a100", (8, 0)),
-    ("ga100", (8, 0)),
     ("a6000", (8, 6)),
     ("rtxa6000", (8, 6)),
-    ("ga102", (8, 6)),
     ("l4", (8, 9)),
-    ("ad102", (8, 9)),
-    ("ad104", (8, 9)),
-    ("rtx4090", (8, 9)),
     ("h100", (9, 0)),
     ("h200", (9, 0)),
     ("h100/h200", (9, 0)),
-    ("gh100", (9, 0)),
-    ("hopper", (9, 0)),
 ];
 
-/// Look up a GPU by a common name ("a100", "T4", "a6000", "GA102", "h200")
-/// or by compute capability ("sm_80", "8.0"). Case and spacing are ignored.
+/// The names `--arch` accepts, for help texts and errors.
+pub const ACCEPTED_NAMES: &str = "T4, A100, A6000 (or RTX A6000), L4, H100, H200, \
+                                  or a compute capability: sm_75, sm_80, sm_86, sm_89, sm_90 (also written 8.6 or 86)";
+
+/// Look up a GPU by name ("a100", "T4", "RTX A6000", "NVIDIA H200") or by
+/// compute capability ("sm_80", "8.0", "80"). Case and spacing are ignored.
 pub fn arch_by_name(name: &str) -> Result<&'static Arch, String> {
     let key: String = name.chars().filter(|c| !matches!(c, ' ' | '-' | '_')).flat_map(char::to_lowercase).collect();
     let key = key.strip_prefix("nvidia").unwrap_or(&key);
@@ -161,10 +159,7 @@ pub fn arch_by_name(name: &str) -> Result<&'static Arch, String> {
         .map(|&(_, cc)| cc)
         .or_else(|| parse_compute_capability(key))
         .and_then(|(major, minor)| arch_for_compute_capability(major, minor));
-    found.ok_or_else(|| {
-        let known: Vec<&str> = ARCHS.iter().map(|a| a.name).collect();
-        format!("unknown GPU {name:?}; known: {} (or a compute capability such as sm_80)", known.join(", "))
-    })
+    found.ok_or_else(|| format!("unknown GPU {name:?}; known: {ACCEPTED_NAMES}"))
 }
 
 /// Read "sm80" / "80" / "8.0" (already lower-cased, separators removed).
@@ -688,12 +683,15 @@ mod tests {
         assert_eq!(arch("t4").name, "T4");
         assert_eq!(arch("a6000").name, "RTX A6000");
         assert_eq!(arch("RTX A6000").name, "RTX A6000");
-        assert_eq!(arch("GA102").compute_capability, (8, 6));
+        assert_eq!(arch("sm_89").name, "L4");
         assert_eq!(arch("h100").name, "H100/H200");
         assert_eq!(arch("NVIDIA H200").name, "H100/H200");
         assert_eq!(arch("sm_86").name, "RTX A6000");
         assert_eq!(arch("8.9").name, "L4");
         assert!(arch_by_name("v100").expect_err("unknown").contains("known: T4, A100"));
+        for other_gpu in ["rtx4090", "ad102", "ad104", "ga102", "hopper", "all"] {
+            assert!(arch_by_name(other_gpu).expect_err(other_gpu).contains("sm_89"), "{other_gpu}");
+        }
         assert!(arch_by_name("").is_err());
         assert_eq!(arch_for_compute_capability(9, 0).map(|a| a.name), Some("H100/H200"));
         assert_eq!(arch_for_compute_capability(7, 0), None);
