@@ -102,6 +102,8 @@ fn usage_errors_exit_2_and_name_the_problem() {
         (&["vecadd", "--n", "five"], "expected a whole number like 4096, 1e8 or 2^28"),
         (&["vecadd", "--block", "2048"], "must be between 1 and 1024 (got 2048)"),
         (&["vecadd", "--n", "1e10"], "must be between 1 and 4294967295"),
+        (&["vecadd", "--n", "2^32"], "must be between 1 and 4294967295 (got 4294967296)"),
+        (&["banks", "--rounds", "1025"], "must be between 1 and 1024"),
         (&["vecadd", "--n", "0"], "must be between 1 and 4294967295 (got 0)"),
         (&["vecadd", "--bogus", "1"], "unexpected argument '--bogus'"),
         (&["matmul", "--size", "0"], "must be between 1"),
@@ -301,4 +303,107 @@ fn matrix_size_limits_are_usage_errors() {
     }
     let help = stdout(&run(&["matmul", "--help"])).split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(help.contains("(1 to 46340,") && help.contains("at most 2^31-1"), "{help}");
+}
+
+/// A flag that cannot apply is refused, never silently ignored.
+#[test]
+fn memory_of_a_known_gpu_refuses_measurement_flags_and_draws_the_chip() {
+    for flag in [&["--json", "m.json"][..], &["--quick"], &["--reps", "3"], &["--max-mib", "64"]] {
+        let args: Vec<&str> = ["memory", "--arch", "h200"].iter().chain(flag).copied().collect();
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains("cannot be used with"), "{args:?}: {}", stderr(&out));
+        assert!(stdout(&out).is_empty(), "{args:?}");
+    }
+    let dir = scratch("memory-arch");
+    let path = dir.join("h200.svg");
+    let out = run(&["memory".as_ref(), "--arch".as_ref(), "h200".as_ref(), "--svg".as_ref(), path.as_os_str()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains(&format!("wrote {}", path.display())), "{}", stdout(&out));
+    assert!(std::fs::read_to_string(&path).expect("picture written").contains("H200: the GPU in one picture"));
+    std::fs::remove_dir_all(dir).expect("cleanup");
+}
+
+/// Names that cover GPUs the tables do not describe are errors that list
+/// the names known, for every command with `--arch`.
+#[test]
+fn gpu_names_are_known_names_only() {
+    for command in ["info", "memory", "occupancy"] {
+        for name in ["rtx4090", "ad102", "ad104", "voodoo2"] {
+            let out = run(&[command, "--arch", name]);
+            assert_eq!(out.status.code(), Some(2), "{command} {name}: {}", stderr(&out));
+            let err = stderr(&out);
+            assert!(
+                err.contains(&format!("unknown GPU \"{name}\"")) && err.contains("T4, A100, A6000 (or RTX A6000), L4, H100, H200"),
+                "{err}"
+            );
+        }
+    }
+    // Occupancy limits belong to a compute capability, so that is accepted there.
+    let out = run(&["occupancy", "--arch", "sm_89"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).lines().any(|l| l.starts_with("L4 ")), "{}", stdout(&out));
+    for all in ["all", "ALL"] {
+        let out = run(&["occupancy", "--arch", all]);
+        assert_eq!(out.status.code(), Some(0), "{all}: {}", stderr(&out));
+        assert!(stdout(&out).contains("T4") && stdout(&out).contains("H100/H200"), "{}", stdout(&out));
+    }
+}
+
+/// `info --arch` keeps the promise of `info`'s summary: SMs, clocks, peaks,
+/// registers, shared memory and L2, then the memory table.
+#[test]
+fn info_of_a_known_gpu_prints_the_whole_description() {
+    let out = run(&["info", "--arch", "h200"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    for row in [
+        "multiprocessors (SMs)      132",
+        "registers per SM",
+        "shared memory per SM       228.0 KB",
+        "L2 cache                   60.0 MB",
+        "SM clock (max)             1980 MHz",
+        "= 66.9 TFLOP/s",
+        "DRAM                                    -       141.0 GB",
+    ] {
+        assert!(text.contains(row), "lacks {row}: {text}");
+    }
+}
+
+/// Without a GPU, `info` says so on stderr (exit 3) and how to see a known GPU.
+#[test]
+fn info_without_a_gpu_points_to_arch() {
+    let out = run(&["info"]);
+    assert_no_panic(&out, "info");
+    if out.status.code() == Some(0) {
+        assert!(stdout(&out).contains("multiprocessors (SMs)"), "{}", stdout(&out));
+        return;
+    }
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let lines = error_lines(&out);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(lines[0].contains("`ptx-ladder info --arch NAME`") && lines[0].contains("H200"), "{lines:?}");
+}
+
+#[test]
+fn help_of_help_is_help() {
+    for flag in ["--help", "-h"] {
+        let out = run(&["help", flag]);
+        assert_eq!(out.status.code(), Some(0), "{flag}: {}", stderr(&out));
+        assert!(stdout(&out).contains("Usage: ptx-ladder help"), "{flag}: {}", stdout(&out));
+    }
+}
+
+/// Numbers are written the way help writes ranges, and underscores only
+/// group digits.
+#[test]
+fn numbers_are_read_as_help_writes_them() {
+    let out = run(&["vecadd", "--n", "2^32-1", "--reps", "1"]);
+    assert!(matches!(out.status.code(), Some(0 | 3)), "{}", stderr(&out));
+    assert!(stdout(&out).contains("n = 4294967295"), "{}", stdout(&out));
+    for bad in ["_1", "1_", "1__0"] {
+        let out = run(&["vecadd", "--n", bad]);
+        assert_eq!(out.status.code(), Some(2), "{bad}: {}", stderr(&out));
+        assert!(stderr(&out).contains("expected a whole number"), "{bad}: {}", stderr(&out));
+    }
 }
