@@ -15,6 +15,7 @@ pub mod launch_math;
 pub mod matmul;
 pub mod progress;
 pub mod svg;
+pub mod text;
 pub mod vecadd;
 
 pub use error::{Error, Result};

@@ -407,3 +407,65 @@ fn numbers_are_read_as_help_writes_them() {
         assert!(stderr(&out).contains("expected a whole number"), "{bad}: {}", stderr(&out));
     }
 }
+
+/// A count of one is followed by the singular.
+#[test]
+fn one_of_a_thing_is_singular() {
+    let cases: &[(&[&str], &[&str])] = &[
+        (
+            &["vecadd", "--n", "1", "--block", "1", "--reps", "1"],
+            &["block = 1 thread →", "= 1 block = 1 thread;", "vec_add_x4: 1 element at"],
+        ),
+        (&["warps", "--block", "1"], &["1 thread in 1 warp"]),
+        (
+            &["occupancy", "--arch", "a100", "--threads", "1", "--registers", "1", "--shared", "1"],
+            &[
+                "1 thread per block, 1 register per thread, 1 byte of shared memory",
+                "1 thread/block (1 warp), 1 register/thread",
+                "x 1 warp =",
+            ],
+        ),
+        (&["coalesce", "--mib", "1", "--matmul-size", "32", "--reps", "1"], &["B:   1 sector\n"]),
+        (&["divergence", "--work", "1", "--reps", "1"], &["cost 1 dependent FMA;"]),
+        (&["reduce", "--n", "1", "--reps", "1"], &["sum of 1 float "]),
+    ];
+    for (args, wanted) in cases {
+        let out = run(args);
+        assert!(matches!(out.status.code(), Some(0 | 3)), "{args:?}: {}", stderr(&out));
+        let text = stdout(&out);
+        for phrase in *wanted {
+            assert!(text.contains(phrase), "{args:?} lacks {phrase:?}: {text}");
+        }
+        for plural_of_one in ["1 blocks", "1 threads", "1 sectors", "1 elements", "1 warps", "1 registers", "1 bytes", "1 floats", "1 FMAs"]
+        {
+            assert!(!text.contains(&format!(" {plural_of_one}")), "{args:?}: {plural_of_one}: {text}");
+        }
+    }
+}
+
+/// `coalesce` draws and prints the strides it was given.
+#[test]
+fn coalesce_pictures_the_strides_asked_for() {
+    let dir = scratch("coalesce");
+    let path = dir.join("coalesce.svg");
+    let out = run(&[
+        "coalesce",
+        "--mib",
+        "1",
+        "--matmul-size",
+        "32",
+        "--reps",
+        "1",
+        "--strides",
+        "3,5",
+        "--svg",
+        path.to_str().expect("UTF-8 path"),
+    ]);
+    assert!(matches!(out.status.code(), Some(0 | 3)), "{}", stderr(&out));
+    let doc = std::fs::read_to_string(&path).expect("picture written");
+    assert!(doc.contains("one warp, stride 3") && doc.contains("one warp, stride 5"), "strides drawn");
+    assert!(!doc.contains("one warp, stride 1<") && !doc.contains("one warp, stride 32"), "only the strides asked for");
+    let text = stdout(&out);
+    assert!(text.contains("stride   3: 32 lanes x 4 B; 12 sectors") && text.contains("stride   5: 32 lanes x 4 B; 20 sectors"), "{text}");
+    std::fs::remove_dir_all(dir).expect("cleanup");
+}

@@ -15,6 +15,7 @@
 //! a cliff when a kernel needs just one or two more registers.
 
 use crate::svg;
+use crate::text::plural;
 
 /// Threads in a warp on every NVIDIA GPU so far.
 const WARP: u32 = 32;
@@ -259,11 +260,15 @@ impl Occupancy {
 
     /// The calculation written out step by step, one budget per line.
     pub fn explain(&self) -> String {
-        let blocks = |n: u32| if n == 1 { "1 block".to_string() } else { format!("{n} blocks") };
+        let blocks = |n: u32| plural(n.into(), "block");
         let allowed = |b: Option<u32>| b.map_or_else(|| "no limit".to_string(), blocks);
         let mut out = format!(
-            "{}: {} threads/block ({} warps), {} registers/thread, {} B shared/block\n",
-            self.arch, self.threads_per_block, self.warps_per_block, self.registers_per_thread, self.shared_bytes_per_block
+            "{}: {}/block ({}), {}/thread, {} B shared/block\n",
+            self.arch,
+            plural(self.threads_per_block.into(), "thread"),
+            plural(self.warps_per_block.into(), "warp"),
+            plural(self.registers_per_thread.into(), "register"),
+            self.shared_bytes_per_block
         );
         out += &format!("  registers:     {} per warp after rounding -> {}\n", self.registers_per_warp, allowed(self.blocks_by_registers));
         out += &format!(
@@ -275,9 +280,9 @@ impl Occupancy {
         out += &format!("  block slots:   {}\n", blocks(self.blocks_by_block_slots));
         let names: Vec<&str> = self.binding_limits().iter().map(|l| l.name()).collect();
         out += &format!(
-            "  => {} x {} warps = {} of {} warps = {:.1}%, limited by {}\n",
+            "  => {} x {} = {} of {} warps = {:.1}%, limited by {}\n",
             blocks(self.blocks_per_sm),
-            self.warps_per_block,
+            plural(self.warps_per_block.into(), "warp"),
             self.active_warps,
             self.max_warps,
             self.percent(),
@@ -435,7 +440,7 @@ pub fn register_curve_svg(archs: &[&Arch], threads_per_block: u32, shared_bytes_
         let points = curve.into_iter().map(|(r, f)| (f64::from(r), f * 100.0)).collect();
         series.push((arch.name.to_string(), points));
     }
-    let title = format!("Occupancy vs registers ({threads_per_block} threads/block, {shared_bytes_per_block} B shared)");
+    let title = format!("Occupancy vs registers ({}/block, {shared_bytes_per_block} B shared)", plural(threads_per_block.into(), "thread"));
     Ok(svg::line_chart(&title, "registers per thread", "occupancy %", &series))
 }
 
@@ -481,7 +486,8 @@ pub fn calculator_svg(archs: &[&Arch], threads: u32, registers: u32, shared: u32
     let curves = |points: &dyn Fn(&Arch) -> Vec<(f64, f64)>| -> Vec<(String, Vec<(f64, f64)>)> {
         archs.iter().map(|arch| (arch.name.to_string(), points(arch))).collect()
     };
-    let kernel = format!("{threads} threads/block, {registers} registers/thread, {shared} B shared/block");
+    let (threads_text, registers_text) = (plural(threads.into(), "thread"), plural(registers.into(), "register"));
+    let kernel = format!("{threads_text}/block, {registers_text}/thread, {shared} B shared/block");
     let by_registers =
         curves(&|arch| (1..=arch.max_registers_per_thread).map(|r| (f64::from(r), percent_or_zero(arch, threads, r, shared))).collect());
     // Shared memory in steps of 512 bytes up to the largest block allowance,
@@ -503,21 +509,21 @@ pub fn calculator_svg(archs: &[&Arch], threads: u32, registers: u32, shared: u32
     });
     svg::stack(&[
         svg::line_chart_marked(
-            &format!("Occupancy vs registers per thread ({threads} threads, {shared} B shared)"),
+            &format!("Occupancy vs registers per thread ({threads_text}, {shared} B shared)"),
             "registers per thread",
             "occupancy %",
             &by_registers,
             Some((f64::from(registers), format!("this kernel: {registers}"))),
         ),
         svg::line_chart_marked(
-            &format!("Occupancy vs shared memory per block ({threads} threads, {registers} registers)"),
+            &format!("Occupancy vs shared memory per block ({threads_text}, {registers_text})"),
             "shared memory per block (KB)",
             "occupancy %",
             &by_shared,
             Some((kb(shared), format!("this kernel: {shared} B"))),
         ),
         svg::line_chart_marked(
-            &format!("Occupancy vs block size ({registers} registers, {shared} B shared)"),
+            &format!("Occupancy vs block size ({registers_text}, {shared} B shared)"),
             "threads per block",
             "occupancy %",
             &by_threads,
