@@ -441,7 +441,7 @@ pub fn register_curve_svg(archs: &[&Arch], threads_per_block: u32, shared_bytes_
         series.push((arch.name.to_string(), points));
     }
     let title = format!("Occupancy vs registers ({}/block, {shared_bytes_per_block} B shared)", plural(threads_per_block.into(), "thread"));
-    Ok(svg::line_chart(&title, "registers per thread", "occupancy %", &series))
+    Ok(svg::line_chart_within(&title, "registers per thread", "occupancy %", &series, None, PERCENT))
 }
 
 /// A fixed-width table, one row per GPU: its occupancy, or "does not fit"
@@ -473,6 +473,9 @@ pub fn render_table(rows: &[(&str, Result<Occupancy, String>)]) -> String {
 }
 
 /// Occupancy in percent, 0 where the block does not fit.
+/// The y range of every occupancy chart: 0 to 100 % even when no block fits.
+const PERCENT: Option<(f64, f64)> = Some((0.0, 100.0));
+
 fn percent_or_zero(arch: &Arch, threads: u32, registers: u32, shared: u32) -> f64 {
     occupancy(arch, threads, registers, shared).map_or(0.0, |o| o.percent())
 }
@@ -508,35 +511,42 @@ pub fn calculator_svg(archs: &[&Arch], threads: u32, registers: u32, shared: u32
         sizes.into_iter().map(|t| (f64::from(t), percent_or_zero(arch, t, registers, shared))).collect()
     });
     svg::stack(&[
-        svg::line_chart_marked(
+        svg::line_chart_within(
             &format!("Occupancy vs registers per thread ({threads_text}, {shared} B shared)"),
             "registers per thread",
             "occupancy %",
             &by_registers,
             Some((f64::from(registers), format!("this kernel: {registers}"))),
+            PERCENT,
         ),
-        svg::line_chart_marked(
+        svg::line_chart_within(
             &format!("Occupancy vs shared memory per block ({threads_text}, {registers_text})"),
             "shared memory per block (KB)",
             "occupancy %",
             &by_shared,
             Some((kb(shared), format!("this kernel: {shared} B"))),
+            PERCENT,
         ),
-        svg::line_chart_marked(
+        svg::line_chart_within(
             &format!("Occupancy vs block size ({registers_text}, {shared} B shared)"),
             "threads per block",
             "occupancy %",
             &by_threads,
             Some((f64::from(threads), format!("this kernel: {threads}"))),
+            PERCENT,
         ),
-        note(&format!("Marked: {kernel}. Where the block does not fit, the line drops to 0%.")),
+        note(&[&format!("Marked: {kernel}."), "Where the block does not fit, the line drops to 0%."]),
     ])
 }
 
-/// A line of text as a picture of its own, for the foot of a stack.
-fn note(text: &str) -> String {
-    let mut picture = svg::Svg::new(760.0, 30.0);
-    picture.text(16.0, 20.0, text, svg::TextStyle::new(12.0));
+/// Lines of text as a picture of its own, for the foot of a stack, as
+/// wide as its longest line needs.
+fn note(lines: &[&str]) -> String {
+    let longest = lines.iter().map(|l| svg::text_width(l, 12.0)).fold(0.0, f64::max);
+    let mut picture = svg::Svg::new((longest + 32.0).max(760.0), 12.0 + 18.0 * lines.len() as f64);
+    for (i, line) in lines.iter().enumerate() {
+        picture.text(16.0, 20.0 + 18.0 * i as f64, line, svg::TextStyle::new(12.0));
+    }
     picture.finish()
 }
 
@@ -736,8 +746,29 @@ mod tests {
         assert!(doc.contains("this kernel: 64") && doc.contains("this kernel: 8192 B") && doc.contains("this kernel: 256"));
         // One ring per GPU on each of the three curves.
         assert_eq!(doc.matches("fill=\"none\" stroke=").count() - doc.matches("<polyline").count(), 6);
-        // A kernel that fits nowhere still draws (at 0%).
-        crate::svg::tests::assert_well_formed(&calculator_svg(&[arch("t4")], 1024, 255, 60_000));
+        // A kernel that fits nowhere still draws (at 0%), on a 0-100 % axis.
+        let nowhere = calculator_svg(&[arch("t4")], 1024, 255, 60_000);
+        crate::svg::tests::assert_well_formed(&nowhere);
+        assert_eq!(nowhere.matches("text-anchor=\"end\" fill=\"#222\">100</text>").count(), 3, "every chart's y axis reaches 100 %");
+    }
+
+    #[test]
+    fn gpus_with_the_same_curve_share_its_legend_entry() {
+        // The RTX A6000 and the L4 (both 1536 threads and 100 KB per SM)
+        // agree on registers; their block-slot limits (16 and 24) differ
+        // for small blocks when shared memory does not limit first.
+        let doc = calculator_svg(&[arch("a6000"), arch("l4")], 256, 64, 0);
+        assert!(doc.contains(">RTX A6000 = L4<"), "registers chart merges them");
+        assert!(doc.contains(">RTX A6000<") && doc.contains(">L4<"), "the block-size chart tells them apart");
+    }
+
+    #[test]
+    fn the_footnote_is_as_wide_as_its_text() {
+        let long = "x".repeat(200);
+        let doc = note(&[&long, "short"]);
+        let width: f64 = doc.split("width=\"").nth(1).and_then(|w| w.split('"').next()).and_then(|w| w.parse().ok()).unwrap_or(0.0);
+        assert!(width >= crate::svg::text_width(&long, 12.0) + 16.0, "{doc}");
+        assert!(doc.contains(">short<"));
     }
 
     #[test]
