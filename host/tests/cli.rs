@@ -469,3 +469,31 @@ fn coalesce_pictures_the_strides_asked_for() {
     assert!(text.contains("stride   3: 32 lanes x 4 B; 12 sectors") && text.contains("stride   5: 32 lanes x 4 B; 20 sectors"), "{text}");
     std::fs::remove_dir_all(dir).expect("cleanup");
 }
+
+/// The shared libraries the binary asks the loader for (`readelf -d`,
+/// which comes with the C linker the build needs).
+fn needed_libraries() -> Vec<String> {
+    let out = Command::new("readelf").args(["-d", BIN]).output().expect("readelf (binutils) runs");
+    assert!(out.status.success(), "{}", stderr(&out));
+    stdout(&out)
+        .lines()
+        .filter(|l| l.contains("(NEEDED)"))
+        .filter_map(|l| l.split_once('[').and_then(|(_, rest)| rest.split_once(']')).map(|(name, _)| name.to_string()))
+        .collect()
+}
+
+/// README's "Without a GPU" names every library the binary needs beyond
+/// the C runtime: today only the driver's libcuda.so.1.
+#[test]
+fn the_readme_names_every_library_the_binary_needs() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).expect("README.md");
+    let section = readme.split("### Without a GPU").nth(1).and_then(|rest| rest.split("\n### ").next()).expect("a Without a GPU section");
+    let c_runtime = ["libc.so", "libm.so", "libgcc_s.so", "ld-linux", "libpthread.so", "libdl.so", "librt.so"];
+    let needed = needed_libraries();
+    assert!(needed.iter().any(|l| l.starts_with("libc.so")), "readelf output understood: {needed:?}");
+    let beyond: Vec<&String> = needed.iter().filter(|l| !c_runtime.iter().any(|c| l.starts_with(c))).collect();
+    assert_eq!(beyond, ["libcuda.so.1"], "update README's Without a GPU section");
+    for library in beyond {
+        assert!(section.contains(&format!("`{library}`")), "README's Without a GPU section does not name {library}");
+    }
+}
