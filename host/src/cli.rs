@@ -134,9 +134,9 @@ pub struct MemoryArgs {
 
 #[derive(Args, Debug)]
 pub struct PitfallsArgs {
-    /// Elements of the examples' arrays (129 to 65536, not a multiple of the 128-thread block, so the
+    /// Elements of the examples' arrays (129 to 65535, not a multiple of the 128-thread block, so the
     /// last block is only partly inside the data)
-    #[arg(long, value_name = "N", default_value = "300", value_parser = number::<u32>(1, u32::MAX as u64))]
+    #[arg(long, value_name = "N", default_value = "300", value_parser = pitfalls_size)]
     pub n: u32,
 }
 
@@ -173,7 +173,8 @@ pub struct MatmulArgs {
     /// Which rungs to run, like 1,3-5,7b,10 or kernel names [default: all]
     #[arg(long, value_name = "LIST")]
     pub rungs: Option<String>,
-    /// Timed runs per rung (1 to 100000); when left out, enough for about a second (5 to 10000)
+    /// Timed runs per rung (1 to 100000); when left out, enough runs for about a second, at least 5
+    /// and at most 10000
     #[arg(long, value_name = "R", value_parser = number::<u32>(1, 100_000))]
     pub reps: Option<u32>,
     /// Untimed runs before timing each rung (0 to 1000)
@@ -314,10 +315,10 @@ pub fn parse_number(text: &str) -> Option<u64> {
     let text = text.replace('_', "");
     if let Some((power, minus)) = text.split_once('-') {
         // Only after a power: "2^32-1", the way ranges are written in help.
-        return power_of(power)?.checked_sub(digits(minus)?);
+        return u64::try_from(power_of(power)?.checked_sub(digits(minus)?.into())?).ok();
     }
     if text.contains('^') {
-        return power_of(&text);
+        return u64::try_from(power_of(&text)?).ok();
     }
     if let Some((mantissa, exp)) = text.split_once(['e', 'E']) {
         let exp = u32::try_from(digits(exp)?).ok()?;
@@ -338,10 +339,10 @@ fn digits(text: &str) -> Option<u64> {
     text.parse().ok()
 }
 
-/// "2^28" → 268435456.
-fn power_of(text: &str) -> Option<u64> {
+/// "2^28" → 268435456; in 128 bits so that "2^64-1" can be read.
+fn power_of(text: &str) -> Option<u128> {
     let (base, exp) = text.split_once('^')?;
-    digits(base)?.checked_pow(u32::try_from(digits(exp)?).ok()?)
+    u128::from(digits(base)?).checked_pow(u32::try_from(digits(exp)?).ok()?)
 }
 
 /// A value parser for whole numbers in `min..=max`, in any spelling
@@ -392,6 +393,13 @@ fn archs(text: &str) -> Result<Archs, String> {
     arch_by_name(text).map(Archs::One)
 }
 
+/// `pitfalls --n`: sizes whose last block is partly past the data.
+fn pitfalls_size(text: &str) -> Result<u32, String> {
+    let n = number::<u32>(1, u32::MAX as u64)(text)?;
+    ptx_ladder::labs::pitfalls::validate(n).map_err(|e| e.to_string())?;
+    Ok(n)
+}
+
 /// `matmul --size N`: N×N must fit the kernels' 32-bit indices.
 fn square_size(text: &str) -> Result<u32, String> {
     let n = number::<u32>(1, u32::MAX as u64)(text)?;
@@ -433,7 +441,8 @@ mod tests {
         assert_eq!(parse_number("2.5e3"), Some(2500));
         assert_eq!(parse_number("2^28"), Some(268_435_456));
         assert_eq!(parse_number("2^32-1"), Some(u32::MAX as u64));
-        assert_eq!(parse_number("2^64-1"), None, "2^64 itself does not fit");
+        assert_eq!(parse_number("2^64-1"), Some(u64::MAX));
+        assert_eq!(parse_number("2^64"), None);
         assert_eq!(parse_number("1_000e3"), Some(1_000_000));
         for bad in ["", "-1", "1.5", "abc", "2^99", "1e30", "1.23e1", "+5", "2^+3", ".5e1", "2^3-+1", "2^3-1-1", "1e3-1", "0^1-1"] {
             assert_eq!(parse_number(bad), None, "{bad}");
@@ -492,6 +501,29 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Every "X to Y" range written in a flag's help is what the flag
+    /// accepts: both ends, and nothing past the upper end.
+    #[test]
+    fn every_range_in_help_is_the_range_accepted() {
+        let number = |token: &str| parse_number(token.trim_start_matches('(').trim_end_matches([')', ',', ';']));
+        let mut checked = 0;
+        for sub in command().get_subcommands() {
+            for arg in sub.get_arguments() {
+                let (Some(long), Some(help)) = (arg.get_long(), arg.get_help().map(|h| h.to_string())) else { continue };
+                let words: Vec<&str> = help.split_whitespace().collect();
+                for window in words.windows(3).filter(|w| w[1] == "to") {
+                    let (Some(low), Some(high)) = (number(window[0]), number(window[2])) else { continue };
+                    let accepts = |value: u64| parse(&["ptx-ladder", sub.get_name(), &format!("--{long}"), &value.to_string()]).is_ok();
+                    let name = format!("{} --{long}", sub.get_name());
+                    assert!(accepts(low) && accepts(high), "{name}: help says {low} to {high}");
+                    assert!(high == u64::MAX || !accepts(high + 1), "{name}: accepts more than {high}");
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked >= 15, "only {checked} ranges found: is help still written as \"1 to 1024\"?");
     }
 
     #[test]
