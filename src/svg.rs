@@ -449,12 +449,16 @@ pub fn line_chart_marked(
     line_chart_within(title, x_label, y_label, series, mark, None)
 }
 
+/// One line of a chart: the index of its first series (for the colour),
+/// its legend text, and its points.
+type Line<'a> = (usize, String, &'a [(f64, f64)]);
+
 /// Series with exactly the same points, drawn as one line in the first
 /// one's colour under one legend entry ("L4 = RTX A6000"): a line drawn
 /// over its twin would hide it. Each entry keeps the index of its first
 /// series, which picks the colour.
-fn merge_identical(series: &[(String, Vec<(f64, f64)>)]) -> Vec<(usize, String, &[(f64, f64)])> {
-    let mut merged: Vec<(usize, String, &[(f64, f64)])> = Vec::new();
+fn merge_identical(series: &[(String, Vec<(f64, f64)>)]) -> Vec<Line<'_>> {
+    let mut merged: Vec<Line> = Vec::new();
     for (i, (name, points)) in series.iter().enumerate() {
         match merged.iter_mut().find(|(_, _, p)| *p == points.as_slice()) {
             Some((_, names, _)) => *names = format!("{names} = {name}"),
