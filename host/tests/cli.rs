@@ -425,7 +425,7 @@ fn one_of_a_thing_is_singular() {
                 "x 1 warp =",
             ],
         ),
-        (&["coalesce", "--mib", "1", "--matmul-size", "32", "--reps", "1"], &["B:   1 sector\n"]),
+        (&["coalesce", "--mib", "1", "--matmul-size", "32", "--reps", "1"], &["B:   1 sector"]),
         (&["divergence", "--work", "1", "--reps", "1"], &["cost 1 dependent FMA;"]),
         (&["reduce", "--n", "1", "--reps", "1"], &["sum of 1 float "]),
     ];
