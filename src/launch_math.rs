@@ -6,6 +6,7 @@
 //! must be masked off by the kernel (`if i < n`).
 
 use crate::error::{Error, Result};
+use crate::text::plural;
 use kernels_gpu::launch::LaunchShape;
 
 /// Limits that apply to every launch on current NVIDIA GPUs (compute
@@ -44,14 +45,14 @@ impl Launch1d {
             return "n = 0: nothing to launch".into();
         }
         format!(
-            "n = {n}, block = {b} threads → grid = ceil({n} / {b}) = {blocks} blocks = {threads} threads; \
-             the last block has {idle} idle thread{s}, masked off by `if i < n`",
+            "n = {n}, block = {b} → grid = ceil({n} / {tpb}) = {blocks} = {threads}; \
+             the last block has {idle}, masked off by `if i < n`",
             n = self.n,
-            b = self.threads_per_block,
-            blocks = self.blocks,
-            threads = self.threads(),
-            idle = self.idle_threads(),
-            s = if self.idle_threads() == 1 { "" } else { "s" },
+            b = plural(self.threads_per_block as u64, "thread"),
+            tpb = self.threads_per_block,
+            blocks = plural(self.blocks, "block"),
+            threads = plural(self.threads(), "thread"),
+            idle = plural(self.idle_threads(), "idle thread"),
         )
     }
 }
@@ -95,6 +96,10 @@ mod tests {
         assert!(text.contains("ceil(1000 / 256) = 4 blocks = 1024 threads"), "{text}");
         assert!(text.contains("24 idle threads"), "{text}");
         assert_eq!(launch_1d(0, 256).unwrap().explain(), "n = 0: nothing to launch");
+        let one = launch_1d(1, 1).unwrap().explain();
+        assert!(one.starts_with("n = 1, block = 1 thread → grid = ceil(1 / 1) = 1 block = 1 thread;"), "{one}");
+        assert!(one.contains("has 0 idle threads"), "{one}");
+        assert!(launch_1d(255, 256).unwrap().explain().contains("has 1 idle thread,"));
     }
 
     #[test]

@@ -16,6 +16,7 @@ pub mod matmul;
 pub mod progress;
 pub mod svg;
 pub mod sweep;
+pub mod text;
 pub mod vecadd;
 
 pub use error::{Error, Result};

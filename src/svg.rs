@@ -446,24 +446,63 @@ pub fn line_chart_marked(
     series: &[(String, Vec<(f64, f64)>)],
     mark: Option<(f64, String)>,
 ) -> String {
+    line_chart_within(title, x_label, y_label, series, mark, None)
+}
+
+/// One line of a chart: the index of its first series (for the colour),
+/// its legend text, and its points.
+type Line<'a> = (usize, String, &'a [(f64, f64)]);
+
+/// Series with exactly the same points, drawn as one line in the first
+/// one's colour under one legend entry ("L4 = RTX A6000"): a line drawn
+/// over its twin would hide it. Each entry keeps the index of its first
+/// series, which picks the colour.
+fn merge_identical(series: &[(String, Vec<(f64, f64)>)]) -> Vec<Line<'_>> {
+    let mut merged: Vec<Line> = Vec::new();
+    for (i, (name, points)) in series.iter().enumerate() {
+        match merged.iter_mut().find(|(_, _, p)| *p == points.as_slice()) {
+            Some((_, names, _)) => *names = format!("{names} = {name}"),
+            None => merged.push((i, name.clone(), points)),
+        }
+    }
+    merged
+}
+
+/// [`line_chart_marked`] whose y axis spans at least `y_range` (such as 0
+/// to 100 for a percentage), whatever the data's own range.
+pub fn line_chart_within(
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[(String, Vec<(f64, f64)>)],
+    mark: Option<(f64, String)>,
+    y_range: Option<(f64, f64)>,
+) -> String {
     const PLOT_W: f64 = 510.0;
-    const HEIGHT: f64 = 440.0;
+    const HEIGHT: f64 = 450.0;
     const LEFT: f64 = 70.0;
-    const TOP: f64 = 56.0;
+    // Room above the plot for the y label and the mark's label, so no line
+    // runs through them.
+    const TOP: f64 = 66.0;
     const BOTTOM: f64 = 64.0;
+    // The lowest y value sits this far above the x axis, so a line at the
+    // bottom of the range (occupancy 0) is not hidden by the axis.
+    const INSET: f64 = 8.0;
+    let series = merge_identical(series);
     // The legend gets as much room as its longest name needs.
-    let longest = series.iter().map(|(name, _)| text_width(name, 12.0)).fold(0.0, f64::max);
+    let longest = series.iter().map(|(_, name, _)| text_width(name, 12.0)).fold(0.0, f64::max);
     let right = (16.0 + 26.0 + longest + 12.0).max(120.0);
     let width = LEFT + PLOT_W + right;
 
-    let points = || series.iter().flat_map(|(_, pts)| pts.iter().copied()).filter(|(x, y)| x.is_finite() && y.is_finite());
+    let points = || series.iter().flat_map(|(_, _, pts)| pts.iter().copied()).filter(|(x, y)| x.is_finite() && y.is_finite());
     let (mut x_lo, mut x_hi) = points().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), (x, _)| (lo.min(x), hi.max(x)));
     if !x_lo.is_finite() {
         (x_lo, x_hi) = (0.0, 1.0);
     } else if x_hi <= x_lo {
         (x_lo, x_hi) = (x_lo - 1.0, x_hi + 1.0);
     }
-    let (y_min, y_max) = points().fold((0.0f64, 0.0f64), |(lo, hi), (_, y)| (lo.min(y), hi.max(y)));
+    let (floor, ceiling) = y_range.unwrap_or((0.0, 0.0));
+    let (y_min, y_max) = points().fold((floor.min(0.0), ceiling), |(lo, hi), (_, y)| (lo.min(y), hi.max(y)));
     let y_max = if y_max <= y_min { y_min + 1.0 } else { y_max };
 
     let x_ticks = ticks(x_lo, x_hi, 8.0);
@@ -472,12 +511,14 @@ pub fn line_chart_marked(
     let (y_lo, y_hi) = (y_ticks[0].min(y_min), y_ticks.last().copied().unwrap_or(y_max).max(y_max));
 
     let plot_h = HEIGHT - TOP - BOTTOM;
+    let axis_y = TOP + plot_h;
     let px = |x: f64| LEFT + (x - x_lo) / (x_hi - x_lo) * PLOT_W;
-    let py = |y: f64| TOP + plot_h - (y - y_lo) / (y_hi - y_lo) * plot_h;
+    let py = |y: f64| TOP + (plot_h - INSET) * (1.0 - (y - y_lo) / (y_hi - y_lo));
 
     let mut svg = Svg::new(width, HEIGHT);
     svg.text(width / 2.0, 24.0, title, TextStyle::new(16.0).anchor(Anchor::Middle).bold());
-    svg.text(LEFT, TOP - 12.0, y_label, TextStyle::new(12.0).anchor(Anchor::Middle));
+    let label_y = TOP - 14.0;
+    svg.text(LEFT, label_y, y_label, TextStyle::new(12.0).anchor(Anchor::Middle));
 
     for &t in &y_ticks {
         let y = py(t);
@@ -486,27 +527,30 @@ pub fn line_chart_marked(
     }
     for &t in &x_ticks {
         let x = px(t);
-        svg.line(x, TOP + plot_h, x, TOP + plot_h + 5.0, "#444", 1.0);
-        svg.text(x, TOP + plot_h + 18.0, &label_number(t), TextStyle::new(11.0).anchor(Anchor::Middle));
+        svg.line(x, axis_y, x, axis_y + 5.0, "#444", 1.0);
+        svg.text(x, axis_y + 18.0, &label_number(t), TextStyle::new(11.0).anchor(Anchor::Middle));
     }
-    svg.line(LEFT, TOP + plot_h, LEFT + PLOT_W, TOP + plot_h, "#444", 1.0);
-    svg.line(LEFT, TOP, LEFT, TOP + plot_h, "#444", 1.0);
+    svg.line(LEFT, axis_y, LEFT + PLOT_W, axis_y, "#444", 1.0);
+    svg.line(LEFT, TOP, LEFT, axis_y, "#444", 1.0);
     svg.text(LEFT + PLOT_W / 2.0, HEIGHT - 18.0, x_label, TextStyle::new(12.0).anchor(Anchor::Middle));
 
     if let Some((x, label)) = &mark {
         let at = px(*x);
-        svg.dashed_line(at, TOP, at, TOP + plot_h, "#555", 1.0);
-        // Keep the label inside the plot: right of the line unless that runs out.
-        let anchor = if at + text_width(label, 11.0) + 4.0 > LEFT + PLOT_W { Anchor::End } else { Anchor::Start };
-        let dx = if anchor == Anchor::End { -4.0 } else { 4.0 };
-        svg.text(at + dx, TOP + 12.0, label, TextStyle::new(11.0).anchor(anchor).fill("#555"));
+        svg.dashed_line(at, TOP - 8.0, at, axis_y, "#555", 1.0);
+        // Above the plot, on the y label's row: right of the line unless
+        // that runs out of the plot, and never over the y label.
+        let label_w = text_width(label, 11.0);
+        let y_label_end = LEFT + text_width(y_label, 12.0) / 2.0 + 8.0;
+        let (anchor, x) =
+            if at + 4.0 + label_w > LEFT + PLOT_W { (Anchor::End, at - 4.0) } else { (Anchor::Start, (at + 4.0).max(y_label_end)) };
+        svg.text(x, label_y, label, TextStyle::new(11.0).anchor(anchor).fill("#555"));
     }
-    for (i, (name, pts)) in series.iter().enumerate() {
+    for (entry, (i, name, pts)) in series.iter().enumerate() {
         let colour = LINE_COLOURS[i % LINE_COLOURS.len()];
         let mapped: Vec<(f64, f64)> = pts.iter().filter(|(x, y)| x.is_finite() && y.is_finite()).map(|&(x, y)| (px(x), py(y))).collect();
         // Earlier series are drawn wider, so a line that coincides with a
-        // later one still shows as a band around it.
-        let line_width = 2.0 + 1.5 * (series.len() - 1 - i) as f64;
+        // later one in places still shows as a band around it there.
+        let line_width = 2.0 + 1.5 * (series.len() - 1 - entry) as f64;
         svg.polyline(&mapped, colour, line_width);
         if mapped.len() <= 40 {
             for &(x, y) in &mapped {
@@ -518,7 +562,7 @@ pub fn line_chart_marked(
         {
             svg.ring(px(x), py(y), 5.0, colour);
         }
-        let ly = TOP + 10.0 + i as f64 * 20.0;
+        let ly = TOP + 10.0 + entry as f64 * 20.0;
         let lx = LEFT + PLOT_W + 16.0;
         svg.line(lx, ly, lx + 20.0, ly, colour, line_width.max(3.0));
         svg.text(lx + 26.0, ly + 4.0, name, TextStyle::new(12.0));
@@ -705,6 +749,37 @@ pub(crate) mod tests {
         assert_well_formed(&doc);
         assert_eq!(doc.matches("<polyline").count(), 2);
         assert!(doc.contains("T4 &amp; co"));
+    }
+
+    #[test]
+    fn identical_series_share_one_line_and_one_legend_entry() {
+        let same = vec![(1.0, 50.0), (2.0, 25.0)];
+        let series =
+            vec![("T4".to_string(), vec![(1.0, 100.0), (2.0, 50.0)]), ("RTX A6000".to_string(), same.clone()), ("L4".to_string(), same)];
+        let doc = line_chart("occupancy", "registers", "%", &series);
+        assert_well_formed(&doc);
+        assert_eq!(doc.matches("<polyline").count(), 2);
+        assert!(doc.contains(">RTX A6000 = L4<"), "{doc}");
+        // The merged line keeps the first GPU's colour.
+        assert!(doc.contains(&format!("stroke=\"{}\"", LINE_COLOURS[1])) && !doc.contains(LINE_COLOURS[2]), "{doc}");
+    }
+
+    /// Every y tick label of a chart, in drawing order.
+    fn y_tick_labels(doc: &str) -> Vec<String> {
+        doc.split("text-anchor=\"end\"")
+            .skip(1)
+            .filter_map(|rest| rest.split_once('>').and_then(|(_, t)| t.split_once('<')).map(|(t, _)| t.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn a_range_holds_the_axis_even_when_every_value_is_zero() {
+        let zeros = vec![("T4".to_string(), vec![(1.0, 0.0), (2.0, 0.0)])];
+        let doc = line_chart_within("occupancy", "registers", "%", &zeros, Some((1.5, "this kernel: 1.5".into())), Some((0.0, 100.0)));
+        assert_well_formed(&doc);
+        let labels = y_tick_labels(&doc);
+        assert_eq!(labels.first().map(String::as_str), Some("0"), "{labels:?}");
+        assert_eq!(labels.last().map(String::as_str), Some("100"), "{labels:?}");
     }
 
     #[test]

@@ -10,6 +10,7 @@ use crate::device::{Gpu, Timing};
 use crate::error::{Context as _, Error, Result};
 use crate::inputs::uniform;
 use crate::launch_math::{Launch1d, launch_1d};
+use crate::text::plural;
 use cust::memory::{AsyncCopyDestination, DeviceBuffer};
 use kernels_gpu::launch::Kernel;
 use kernels_gpu::vecadd::{VEC_ADD, VEC_ADD_X4};
@@ -59,10 +60,10 @@ impl Plan {
         match self.variant.elements_per_thread() {
             1 => self.launch.explain(),
             per => format!(
-                "{} elements at {per} per thread → ceil({} / {per}) = {} threads; {}",
+                "{} at {per} per thread → ceil({} / {per}) = {}; {}",
+                plural(self.elements, "element"),
                 self.elements,
-                self.elements,
-                self.launch.n,
+                plural(self.launch.n, "thread"),
                 self.launch.explain().replacen(&format!("n = {}, ", self.launch.n), "", 1)
             ),
         }

@@ -6,11 +6,14 @@
 //! to `run` in `main.rs`. Adding a flag: add a field with `#[arg(long)]` and
 //! a doc comment that states its unit, accepted values and default. Whole
 //! numbers use `value_parser = number::<T>(min, max)`, which accepts the
-//! spellings 4096, 268_435_456, 1e8 and 2^28 and names the range on error.
+//! spellings 4096, 268_435_456, 1e8, 2^28 and 2^32-1 and names the range on
+//! error. A default shown in `--help` must be a value the flag accepts (a
+//! test types each one back).
 
 use clap::{Args, CommandFactory as _, Parser, Subcommand};
 use ptx_ladder::labs::models::memory::{Chip, chip_by_name};
 use ptx_ladder::labs::models::occupancy::{Arch, arch_by_name};
+use ptx_ladder::matmul::ladder::validate_size;
 use std::path::PathBuf;
 
 /// Exit codes, shown at the end of `--help`.
@@ -21,7 +24,7 @@ Exit codes:
   2  a usage mistake (unknown command or flag, bad value, unwritable output path)
   3  no CUDA GPU: what needs no GPU ran (models, plans), the measurement did not
 
-Numbers may be written 4096, 268_435_456, 1e8 or 2^28.";
+Numbers may be written 4096, 268_435_456, 1e8, 2^28 or 2^32-1.";
 
 #[derive(Parser, Debug)]
 #[command(
@@ -97,7 +100,7 @@ pub struct InfoArgs {
     #[arg(long, value_name = "PATH")]
     pub svg: Option<PathBuf>,
     /// Describe and draw a known GPU from the architecture tables instead, no GPU needed:
-    /// T4, A100, A6000, L4, H100 or H200
+    /// T4, A100, A6000 (or RTX A6000), L4, H100, H200
     #[arg(long, value_name = "NAME", value_parser = chip)]
     pub arch: Option<&'static Chip>,
     /// Add the bandwidths and latencies that `memory --json` measured to the picture
@@ -108,19 +111,22 @@ pub struct InfoArgs {
 #[derive(Args, Debug)]
 pub struct MemoryArgs {
     /// Largest working set of the bandwidth sweep, in MiB (1 to 16384)
-    #[arg(long, value_name = "MIB", default_value = "4096", value_parser = number::<u64>(1, ptx_ladder::labs::memory::MAX_BYTES >> 20))]
+    #[arg(long, value_name = "MIB", default_value = "4096", value_parser = number::<u64>(1, ptx_ladder::labs::memory::MAX_BYTES >> 20),
+          conflicts_with = "arch")]
     pub max_mib: u64,
     /// Tiny launches of every kernel and check, for compute-sanitizer (not a measurement)
-    #[arg(long)]
+    #[arg(long, conflicts_with = "arch")]
     pub quick: bool,
-    /// Print the model of a known GPU instead, no GPU needed: T4, A100, A6000, L4, H100 or H200
+    /// Print the model of a known GPU instead, no GPU needed: T4, A100, A6000 (or RTX A6000), L4,
+    /// H100, H200; with --svg, draw it
     #[arg(long, value_name = "NAME", value_parser = chip)]
     pub arch: Option<&'static Chip>,
-    /// Also write the measurements as JSON (for `info --memory-json`)
-    #[arg(long, value_name = "PATH")]
+    /// Also write the measurements as JSON (for `info --memory-json`; not with --arch, which
+    /// measures nothing)
+    #[arg(long, value_name = "PATH", conflicts_with = "arch")]
     pub json: Option<PathBuf>,
     /// Timed runs per measurement; the median is reported (1 to 10000)
-    #[arg(long, value_name = "R", default_value = "5", value_parser = number::<u32>(1, 10_000))]
+    #[arg(long, value_name = "R", default_value = "5", value_parser = number::<u32>(1, 10_000), conflicts_with = "arch")]
     pub reps: u32,
     #[command(flatten)]
     pub svg: SvgArg,
@@ -128,9 +134,9 @@ pub struct MemoryArgs {
 
 #[derive(Args, Debug)]
 pub struct PitfallsArgs {
-    /// Elements of the examples' arrays (129 to 65536, not a multiple of the 128-thread block, so the
+    /// Elements of the examples' arrays (129 to 65535, not a multiple of the 128-thread block, so the
     /// last block is only partly inside the data)
-    #[arg(long, value_name = "N", default_value = "300", value_parser = number::<u32>(1, u32::MAX as u64))]
+    #[arg(long, value_name = "N", default_value = "300", value_parser = pitfalls_size)]
     pub n: u32,
 }
 
@@ -151,8 +157,9 @@ pub struct VecaddArgs {
                         e.g. 1,3-5,7b,10 or sgemm_naive (SGEMM), 1-3,7 or bf16_mma_sync (BF16), or all \
                         (see the table for the ids).")]
 pub struct MatmulArgs {
-    /// Square size: M = N = K = N (default 4096); or give --m, --n and --k
-    #[arg(long, value_name = "N", value_parser = number::<u32>(1, u32::MAX as u64), conflicts_with_all = ["m", "n", "k"])]
+    /// Square size: M = N = K = N (1 to 46340, so that N×N fits the kernels' 32-bit indices;
+    /// default 4096); or give --m, --n and --k
+    #[arg(long, value_name = "N", value_parser = square_size, conflicts_with_all = ["m", "n", "k"])]
     pub size: Option<u32>,
     /// Rows of A and C (give with --n and --k)
     #[arg(long, value_name = "M", value_parser = number::<u32>(1, u32::MAX as u64), requires_all = ["n", "k"])]
@@ -160,13 +167,15 @@ pub struct MatmulArgs {
     /// Columns of B and C (give with --m and --k)
     #[arg(long, value_name = "N", value_parser = number::<u32>(1, u32::MAX as u64), requires_all = ["m", "k"])]
     pub n: Option<u32>,
-    /// Columns of A, rows of B (give with --m and --n)
+    /// Columns of A, rows of B (give with --m and --n). M×K, K×N and M×N must each be at most
+    /// 2^31-1 (the kernels' 32-bit indices)
     #[arg(long, value_name = "K", value_parser = number::<u32>(1, u32::MAX as u64), requires_all = ["m", "n"])]
     pub k: Option<u32>,
     /// Which rungs to run, like 1,3-5,7b,10, kernel names, or all [default: all]
     #[arg(long, value_name = "LIST")]
     pub rungs: Option<String>,
-    /// Timed runs per rung (1 to 100000) [default: enough for about a second, 5 to 10000]
+    /// Timed runs per rung (1 to 100000); when left out, enough runs for about a second, at least 5
+    /// and at most 10000
     #[arg(long, value_name = "R", value_parser = number::<u32>(1, 100_000))]
     pub reps: Option<u32>,
     /// Untimed runs before timing each rung (0 to 1000)
@@ -235,7 +244,7 @@ pub struct CoalesceArgs {
 
 #[derive(Args, Debug)]
 pub struct BanksArgs {
-    /// Rounds of 32 loads per thread (1 to 512)
+    /// Rounds of 32 loads per thread (1 to 1024)
     #[arg(long, value_name = "R", default_value = "256",
           value_parser = number::<u32>(1, kernels_gpu::labs::banks::MAX_ROUNDS as u64))]
     pub rounds: u32,
@@ -269,9 +278,10 @@ pub struct ReduceArgs {
 
 #[derive(Args, Debug)]
 pub struct OccupancyArgs {
-    /// GPU to calculate for: T4, A100, A6000, L4, H100, H200, or a compute capability like sm_80 or 8.0 [default: all]
-    #[arg(long, value_name = "NAME", value_parser = arch)]
-    pub arch: Option<&'static Arch>,
+    /// GPU to calculate for: all (every one below), T4, A100, A6000 (or RTX A6000), L4, H100, H200,
+    /// or a compute capability: sm_75, sm_80, sm_86, sm_89, sm_90 (also written 8.6 or 86)
+    #[arg(long, value_name = "NAME", default_value = "all", value_parser = archs)]
+    pub arch: Archs,
     /// Threads per block (1 to 1024)
     #[arg(long, value_name = "T", default_value = "256", value_parser = number::<u32>(1, 1024))]
     pub threads: u32,
@@ -294,22 +304,46 @@ pub struct OccupancyArgs {
     pub svg: Option<PathBuf>,
 }
 
-/// "4096", "268_435_456", "1e8", "2^28" → integer.
+/// "4096", "268_435_456", "1e8", "2^28", "2^32-1" → integer. An
+/// underscore only groups digits: one at a time, between two digits.
 pub fn parse_number(text: &str) -> Option<u64> {
-    let text = text.trim().replace('_', "");
-    if let Some((base, exp)) = text.split_once('^') {
-        return base.parse::<u64>().ok()?.checked_pow(exp.parse().ok()?);
+    let text = text.trim();
+    let bytes = text.as_bytes();
+    let grouping = |i: usize| i > 0 && bytes[i - 1].is_ascii_digit() && bytes.get(i + 1).is_some_and(u8::is_ascii_digit);
+    if bytes.iter().enumerate().any(|(i, &b)| b == b'_' && !grouping(i)) {
+        return None;
+    }
+    let text = text.replace('_', "");
+    if let Some((power, minus)) = text.split_once('-') {
+        // Only after a power: "2^32-1", the way ranges are written in help.
+        return u64::try_from(power_of(power)?.checked_sub(digits(minus)?.into())?).ok();
+    }
+    if text.contains('^') {
+        return u64::try_from(power_of(&text)?).ok();
     }
     if let Some((mantissa, exp)) = text.split_once(['e', 'E']) {
-        let exp: u32 = exp.parse().ok()?;
+        let exp = u32::try_from(digits(exp)?).ok()?;
         let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-        if frac.len() as u32 > exp {
+        if int.is_empty() || frac.len() as u32 > exp {
             return None;
         }
-        let digits: u64 = format!("{int}{frac}").parse().ok()?;
-        return digits.checked_mul(10u64.checked_pow(exp - frac.len() as u32)?);
+        return digits(&format!("{int}{frac}"))?.checked_mul(10u64.checked_pow(exp - frac.len() as u32)?);
+    }
+    digits(&text)
+}
+
+/// Plain decimal digits, at least one (no sign: `u64::from_str` takes "+5").
+fn digits(text: &str) -> Option<u64> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
     }
     text.parse().ok()
+}
+
+/// "2^28" → 268435456; in 128 bits so that "2^64-1" can be read.
+fn power_of(text: &str) -> Option<u128> {
+    let (base, exp) = text.split_once('^')?;
+    u128::from(digits(base)?).checked_pow(u32::try_from(digits(exp)?).ok()?)
 }
 
 /// A value parser for whole numbers in `min..=max`, in any spelling
@@ -346,8 +380,49 @@ fn block_shape(text: &str) -> Result<(u32, u32, u32), String> {
     Ok(block)
 }
 
-fn arch(text: &str) -> Result<&'static Arch, String> {
-    arch_by_name(text)
+/// `occupancy --arch`: every GPU of the calculator's table, or one.
+#[derive(Debug, Clone, Copy)]
+pub enum Archs {
+    All,
+    One(&'static Arch),
+}
+
+fn archs(text: &str) -> Result<Archs, String> {
+    if text.trim().eq_ignore_ascii_case("all") {
+        return Ok(Archs::All);
+    }
+    arch_by_name(text).map(Archs::One)
+}
+
+/// `pitfalls --n`: sizes whose last block is partly past the data.
+fn pitfalls_size(text: &str) -> Result<u32, String> {
+    let n = number::<u32>(1, u32::MAX as u64)(text)?;
+    ptx_ladder::labs::pitfalls::validate(n).map_err(|e| e.to_string())?;
+    Ok(n)
+}
+
+/// `matmul --size N`: N×N must fit the kernels' 32-bit indices.
+fn square_size(text: &str) -> Result<u32, String> {
+    let n = number::<u32>(1, u32::MAX as u64)(text)?;
+    validate_size((n, n, n)).map_err(|e| e.to_string())?;
+    Ok(n)
+}
+
+impl Cli {
+    /// Checks that need several flags at once, after parsing and before any
+    /// work, so that their failures are usage errors (exit 2) too.
+    pub fn checked(self) -> Result<Cli, clap::Error> {
+        let problem = match &self.command {
+            Command::Matmul(MatmulArgs { m: Some(m), n: Some(n), k: Some(k), .. }) => validate_size((*m, *n, *k)).err(),
+            _ => None,
+        };
+        let Some(problem) = problem else { return Ok(self) };
+        // The error names the subcommand in its usage line, as clap's own do.
+        let mut root = command();
+        root.build();
+        let mut sub = root.find_subcommand("matmul").cloned().unwrap_or(root);
+        Err(sub.error(clap::error::ErrorKind::ValueValidation, problem.to_string()))
+    }
 }
 
 /// `--arch` of `memory` and `info`: a GPU of the memory model's table.
@@ -366,9 +441,119 @@ mod tests {
         assert_eq!(parse_number("1e8"), Some(100_000_000));
         assert_eq!(parse_number("2.5e3"), Some(2500));
         assert_eq!(parse_number("2^28"), Some(268_435_456));
-        for bad in ["", "-1", "1.5", "abc", "2^99", "1e30", "1.23e1"] {
+        assert_eq!(parse_number("2^32-1"), Some(u32::MAX as u64));
+        assert_eq!(parse_number("2^64-1"), Some(u64::MAX));
+        assert_eq!(parse_number("2^64"), None);
+        assert_eq!(parse_number("1_000e3"), Some(1_000_000));
+        for bad in ["", "-1", "1.5", "abc", "2^99", "1e30", "1.23e1", "+5", "2^+3", ".5e1", "2^3-+1", "2^3-1-1", "1e3-1", "0^1-1"] {
             assert_eq!(parse_number(bad), None, "{bad}");
         }
+        for misplaced in ["_1", "1_", "1__0", "_", "2^_3", "2_^3", "1e_3", "1_e3"] {
+            assert_eq!(parse_number(misplaced), None, "{misplaced}");
+        }
+    }
+
+    #[test]
+    fn square_sizes_fit_32_bit_indices() {
+        // The bound --size's help states.
+        assert_eq!(square_size("46340"), Ok(46340));
+        assert!(square_size("46341").unwrap_err().contains("32-bit indices"));
+        assert!(square_size("2^20").unwrap_err().contains("32-bit indices"));
+    }
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        command().try_get_matches_from(args).and_then(|m| <Cli as clap::FromArgMatches>::from_arg_matches(&m)).and_then(Cli::checked)
+    }
+
+    #[test]
+    fn rectangles_too_large_for_32_bit_indices_are_usage_errors() {
+        let e = parse(&["ptx-ladder", "matmul", "--m", "46341", "--n", "46341", "--k", "1"]).unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+        assert!(e.to_string().contains("C (M×N) would have 2147488281 elements"), "{e}");
+        assert!(parse(&["ptx-ladder", "matmul", "--m", "2147483647", "--n", "1", "--k", "1"]).is_ok());
+    }
+
+    /// The text after "[default: " in a help text, up to the "]".
+    fn written_default(help: &str) -> Option<&str> {
+        help.split_once("[default: ").and_then(|(_, rest)| rest.split_once(']')).map(|(value, _)| value)
+    }
+
+    #[test]
+    fn every_documented_default_is_accepted() {
+        for sub in command().get_subcommands() {
+            for arg in sub.get_arguments() {
+                let Some(long) = arg.get_long() else { continue };
+                let help = arg.get_help().map(|h| h.to_string()).unwrap_or_default();
+                let mut defaults: Vec<String> = arg.get_default_values().iter().map(|v| v.to_string_lossy().into_owned()).collect();
+                defaults.extend(written_default(&help).map(str::to_string));
+                // `matmul --rungs` is being reworked on another branch, which owns its default.
+                if (sub.get_name(), long) == ("matmul", "rungs") {
+                    continue;
+                }
+                for value in defaults {
+                    let flag = format!("--{long}");
+                    let result = parse(&["ptx-ladder", sub.get_name(), &flag, &value]);
+                    assert!(
+                        result.is_ok(),
+                        "{} {flag} {value}: {}",
+                        sub.get_name(),
+                        result.err().map(|e| e.to_string()).unwrap_or_default()
+                    );
+                }
+            }
+        }
+    }
+
+    /// Every "X to Y" range written in a flag's help is what the flag
+    /// accepts: both ends, and nothing past the upper end.
+    #[test]
+    fn every_range_in_help_is_the_range_accepted() {
+        let number = |token: &str| parse_number(token.trim_start_matches('(').trim_end_matches([')', ',', ';']));
+        let mut checked = 0;
+        for sub in command().get_subcommands() {
+            for arg in sub.get_arguments() {
+                let (Some(long), Some(help)) = (arg.get_long(), arg.get_help().map(|h| h.to_string())) else { continue };
+                let words: Vec<&str> = help.split_whitespace().collect();
+                for window in words.windows(3).filter(|w| w[1] == "to") {
+                    let (Some(low), Some(high)) = (number(window[0]), number(window[2])) else { continue };
+                    let accepts = |value: u64| parse(&["ptx-ladder", sub.get_name(), &format!("--{long}"), &value.to_string()]).is_ok();
+                    let name = format!("{} --{long}", sub.get_name());
+                    assert!(accepts(low) && accepts(high), "{name}: help says {low} to {high}");
+                    assert!(high == u64::MAX || !accepts(high + 1), "{name}: accepts more than {high}");
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked >= 15, "only {checked} ranges found: is help still written as \"1 to 1024\"?");
+    }
+
+    #[test]
+    fn help_lists_the_gpu_names_accepted() {
+        let help = |sub: &str| -> String {
+            let arg = command().find_subcommand(sub).and_then(|c| c.get_arguments().find(|a| a.get_id() == "arch").cloned());
+            arg.and_then(|a| a.get_help().map(|h| h.to_string())).unwrap_or_default().split_whitespace().collect::<Vec<_>>().join(" ")
+        };
+        use ptx_ladder::labs::models::{memory, occupancy};
+        assert!(help("occupancy").contains(&format!("all (every one below), {}", occupancy::ACCEPTED_NAMES)), "{}", help("occupancy"));
+        for sub in ["info", "memory"] {
+            assert!(help(sub).contains(memory::ACCEPTED_NAMES), "{sub}: {}", help(sub));
+        }
+        for name in ["T4", "A100", "A6000", "RTX A6000", "L4", "H100", "H200"] {
+            assert!(chip(name).is_ok() && archs(name).is_ok(), "{name}");
+        }
+        for cc in ["sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "8.6", "86"] {
+            assert!(archs(cc).is_ok(), "{cc}");
+        }
+    }
+
+    #[test]
+    fn banks_help_states_the_kernels_limit() {
+        let banks = command().find_subcommand("banks").and_then(|c| c.get_arguments().find(|a| a.get_id() == "rounds").cloned());
+        let help = banks.and_then(|a| a.get_help().map(|h| h.to_string())).unwrap_or_default();
+        let max = kernels_gpu::labs::banks::MAX_ROUNDS;
+        assert!(help.contains(&format!("(1 to {max})")), "{help}");
+        let flag = |n: u32| parse(&["ptx-ladder", "banks", "--rounds", &n.to_string()]);
+        assert!(flag(max).is_ok() && flag(max + 1).is_err());
     }
 
     #[test]

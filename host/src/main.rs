@@ -11,6 +11,7 @@ mod progress;
 
 use clap::FromArgMatches as _;
 use cli::{Cli, Command};
+use std::ffi::OsString;
 use std::process::ExitCode;
 
 /// How a command failed.
@@ -32,7 +33,10 @@ impl From<ptx_ladder::Error> for Failure {
 }
 
 fn main() -> ExitCode {
-    let parsed = cli::command().try_get_matches_from(std::env::args_os()).and_then(|m| Cli::from_arg_matches(&m));
+    let parsed = cli::command()
+        .try_get_matches_from(help_of_help(std::env::args_os().collect()))
+        .and_then(|m| Cli::from_arg_matches(&m))
+        .and_then(Cli::checked);
     let cli = match parsed {
         Ok(cli) => cli,
         // Help, --version and usage errors: clap prints them (help to stdout,
@@ -49,6 +53,15 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => report(failure),
     }
+}
+
+/// `help --help` and `help -h` as `help help`: clap's help command takes
+/// no flags, but asking it for its own help is no usage mistake.
+fn help_of_help(mut args: Vec<OsString>) -> Vec<OsString> {
+    if args.len() == 3 && args[1] == "help" && (args[2] == "--help" || args[2] == "-h") {
+        args[2] = "help".into();
+    }
+    args
 }
 
 fn run(command: Command) -> Result<(), Failure> {

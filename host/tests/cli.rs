@@ -102,6 +102,8 @@ fn usage_errors_exit_2_and_name_the_problem() {
         (&["vecadd", "--n", "five"], "expected a whole number like 4096, 1e8 or 2^28"),
         (&["vecadd", "--block", "2048"], "must be between 1 and 1024 (got 2048)"),
         (&["vecadd", "--n", "1e10"], "must be between 1 and 4294967295"),
+        (&["vecadd", "--n", "2^32"], "must be between 1 and 4294967295 (got 4294967296)"),
+        (&["banks", "--rounds", "1025"], "must be between 1 and 1024"),
         (&["vecadd", "--n", "0"], "must be between 1 and 4294967295 (got 0)"),
         (&["vecadd", "--bogus", "1"], "unexpected argument '--bogus'"),
         (&["matmul", "--size", "0"], "must be between 1"),
@@ -319,9 +321,212 @@ fn lab_pictures_are_written_without_a_gpu() {
     std::fs::remove_dir_all(dir).expect("cleanup");
 }
 
+/// Too large a matrix is a bad value: a usage error before any GPU work.
 #[test]
-fn matrix_size_limits_are_explained() {
-    let out = run(&["matmul", "--m", "65536", "--n", "65536", "--k", "1"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("32-bit indices"), "{}", stderr(&out));
+fn matrix_size_limits_are_usage_errors() {
+    for args in [
+        &["matmul", "--m", "65536", "--n", "65536", "--k", "1"][..],
+        &["matmul", "--m", "46341", "--n", "46341", "--k", "1"],
+        &["matmul", "--size", "2^20"],
+    ] {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains("32-bit indices"), "{args:?}: {}", stderr(&out));
+        assert!(stdout(&out).is_empty(), "{args:?}");
+    }
+    let help = stdout(&run(&["matmul", "--help"])).split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(help.contains("(1 to 46340,") && help.contains("at most 2^31-1"), "{help}");
+}
+
+/// A flag that cannot apply is refused, never silently ignored.
+#[test]
+fn memory_of_a_known_gpu_refuses_measurement_flags_and_draws_the_chip() {
+    for flag in [&["--json", "m.json"][..], &["--quick"], &["--reps", "3"], &["--max-mib", "64"]] {
+        let args: Vec<&str> = ["memory", "--arch", "h200"].iter().chain(flag).copied().collect();
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains("cannot be used with"), "{args:?}: {}", stderr(&out));
+        assert!(stdout(&out).is_empty(), "{args:?}");
+    }
+    let dir = scratch("memory-arch");
+    let path = dir.join("h200.svg");
+    let out = run(&["memory".as_ref(), "--arch".as_ref(), "h200".as_ref(), "--svg".as_ref(), path.as_os_str()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains(&format!("wrote {}", path.display())), "{}", stdout(&out));
+    assert!(std::fs::read_to_string(&path).expect("picture written").contains("H200: the GPU in one picture"));
+    std::fs::remove_dir_all(dir).expect("cleanup");
+}
+
+/// Names that cover GPUs the tables do not describe are errors that list
+/// the names known, for every command with `--arch`.
+#[test]
+fn gpu_names_are_known_names_only() {
+    for command in ["info", "memory", "occupancy"] {
+        for name in ["rtx4090", "ad102", "ad104", "voodoo2"] {
+            let out = run(&[command, "--arch", name]);
+            assert_eq!(out.status.code(), Some(2), "{command} {name}: {}", stderr(&out));
+            let err = stderr(&out);
+            assert!(
+                err.contains(&format!("unknown GPU \"{name}\"")) && err.contains("T4, A100, A6000 (or RTX A6000), L4, H100, H200"),
+                "{err}"
+            );
+        }
+    }
+    // Occupancy limits belong to a compute capability, so that is accepted there.
+    let out = run(&["occupancy", "--arch", "sm_89"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).lines().any(|l| l.starts_with("L4 ")), "{}", stdout(&out));
+    for all in ["all", "ALL"] {
+        let out = run(&["occupancy", "--arch", all]);
+        assert_eq!(out.status.code(), Some(0), "{all}: {}", stderr(&out));
+        assert!(stdout(&out).contains("T4") && stdout(&out).contains("H100/H200"), "{}", stdout(&out));
+    }
+}
+
+/// `info --arch` keeps the promise of `info`'s summary: SMs, clocks, peaks,
+/// registers, shared memory and L2, then the memory table.
+#[test]
+fn info_of_a_known_gpu_prints_the_whole_description() {
+    let out = run(&["info", "--arch", "h200"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    for row in [
+        "multiprocessors (SMs)      132",
+        "registers per SM",
+        "shared memory per SM       228.0 KB",
+        "L2 cache                   60.0 MB",
+        "SM clock (max)             1980 MHz",
+        "= 66.9 TFLOP/s",
+        "DRAM                                    -       141.0 GB",
+    ] {
+        assert!(text.contains(row), "lacks {row}: {text}");
+    }
+}
+
+/// Without a GPU, `info` says so on stderr (exit 3) and how to see a known GPU.
+#[test]
+fn info_without_a_gpu_points_to_arch() {
+    let out = run(&["info"]);
+    assert_no_panic(&out, "info");
+    if out.status.code() == Some(0) {
+        assert!(stdout(&out).contains("multiprocessors (SMs)"), "{}", stdout(&out));
+        return;
+    }
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let lines = error_lines(&out);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(lines[0].contains("`ptx-ladder info --arch NAME`") && lines[0].contains("H200"), "{lines:?}");
+}
+
+#[test]
+fn help_of_help_is_help() {
+    for flag in ["--help", "-h"] {
+        let out = run(&["help", flag]);
+        assert_eq!(out.status.code(), Some(0), "{flag}: {}", stderr(&out));
+        assert!(stdout(&out).contains("Usage: ptx-ladder help"), "{flag}: {}", stdout(&out));
+    }
+}
+
+/// Numbers are written the way help writes ranges, and underscores only
+/// group digits.
+#[test]
+fn numbers_are_read_as_help_writes_them() {
+    let out = run(&["vecadd", "--n", "2^32-1", "--reps", "1"]);
+    assert!(matches!(out.status.code(), Some(0 | 3)), "{}", stderr(&out));
+    assert!(stdout(&out).contains("n = 4294967295"), "{}", stdout(&out));
+    for bad in ["_1", "1_", "1__0"] {
+        let out = run(&["vecadd", "--n", bad]);
+        assert_eq!(out.status.code(), Some(2), "{bad}: {}", stderr(&out));
+        assert!(stderr(&out).contains("expected a whole number"), "{bad}: {}", stderr(&out));
+    }
+}
+
+/// A count of one is followed by the singular.
+#[test]
+fn one_of_a_thing_is_singular() {
+    let cases: &[(&[&str], &[&str])] = &[
+        (
+            &["vecadd", "--n", "1", "--block", "1", "--reps", "1"],
+            &["block = 1 thread →", "= 1 block = 1 thread;", "vec_add_x4: 1 element at"],
+        ),
+        (&["warps", "--block", "1"], &["1 thread in 1 warp"]),
+        (
+            &["occupancy", "--arch", "a100", "--threads", "1", "--registers", "1", "--shared", "1"],
+            &[
+                "1 thread per block, 1 register per thread, 1 byte of shared memory",
+                "1 thread/block (1 warp), 1 register/thread",
+                "x 1 warp =",
+            ],
+        ),
+        (&["coalesce", "--mib", "1", "--matmul-size", "32", "--reps", "1"], &["B:   1 sector"]),
+        (&["divergence", "--work", "1", "--reps", "1"], &["cost 1 dependent FMA;"]),
+        (&["reduce", "--n", "1", "--reps", "1"], &["sum of 1 float "]),
+    ];
+    for (args, wanted) in cases {
+        let out = run(args);
+        assert!(matches!(out.status.code(), Some(0 | 3)), "{args:?}: {}", stderr(&out));
+        let text = stdout(&out);
+        for phrase in *wanted {
+            assert!(text.contains(phrase), "{args:?} lacks {phrase:?}: {text}");
+        }
+        for plural_of_one in ["1 blocks", "1 threads", "1 sectors", "1 elements", "1 warps", "1 registers", "1 bytes", "1 floats", "1 FMAs"]
+        {
+            assert!(!text.contains(&format!(" {plural_of_one}")), "{args:?}: {plural_of_one}: {text}");
+        }
+    }
+}
+
+/// `coalesce` draws and prints the strides it was given.
+#[test]
+fn coalesce_pictures_the_strides_asked_for() {
+    let dir = scratch("coalesce");
+    let path = dir.join("coalesce.svg");
+    let out = run(&[
+        "coalesce",
+        "--mib",
+        "1",
+        "--matmul-size",
+        "32",
+        "--reps",
+        "1",
+        "--strides",
+        "3,5",
+        "--svg",
+        path.to_str().expect("UTF-8 path"),
+    ]);
+    assert!(matches!(out.status.code(), Some(0 | 3)), "{}", stderr(&out));
+    let doc = std::fs::read_to_string(&path).expect("picture written");
+    assert!(doc.contains("one warp, stride 3") && doc.contains("one warp, stride 5"), "strides drawn");
+    assert!(!doc.contains("one warp, stride 1<") && !doc.contains("one warp, stride 32"), "only the strides asked for");
+    let text = stdout(&out);
+    assert!(text.contains("stride   3: 32 lanes x 4 B; 12 sectors") && text.contains("stride   5: 32 lanes x 4 B; 20 sectors"), "{text}");
+    std::fs::remove_dir_all(dir).expect("cleanup");
+}
+
+/// The shared libraries the binary asks the loader for (`readelf -d`,
+/// which comes with the C linker the build needs).
+fn needed_libraries() -> Vec<String> {
+    let out = Command::new("readelf").args(["-d", BIN]).output().expect("readelf (binutils) runs");
+    assert!(out.status.success(), "{}", stderr(&out));
+    stdout(&out)
+        .lines()
+        .filter(|l| l.contains("(NEEDED)"))
+        .filter_map(|l| l.split_once('[').and_then(|(_, rest)| rest.split_once(']')).map(|(name, _)| name.to_string()))
+        .collect()
+}
+
+/// README's "Without a GPU" names every library the binary needs beyond
+/// the C runtime: today only the driver's libcuda.so.1.
+#[test]
+fn the_readme_names_every_library_the_binary_needs() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).expect("README.md");
+    let section = readme.split("### Without a GPU").nth(1).and_then(|rest| rest.split("\n### ").next()).expect("a Without a GPU section");
+    let c_runtime = ["libc.so", "libm.so", "libgcc_s.so", "ld-linux", "libpthread.so", "libdl.so", "librt.so"];
+    let needed = needed_libraries();
+    assert!(needed.iter().any(|l| l.starts_with("libc.so")), "readelf output understood: {needed:?}");
+    let beyond: Vec<&String> = needed.iter().filter(|l| !c_runtime.iter().any(|c| l.starts_with(c))).collect();
+    assert_eq!(beyond, ["libcuda.so.1"], "update README's Without a GPU section");
+    for library in beyond {
+        assert!(section.contains(&format!("`{library}`")), "README's Without a GPU section does not name {library}");
+    }
 }

@@ -32,9 +32,9 @@ impl Default for Options {
 /// examples only go wrong there) and stay small (one OS thread per GPU
 /// thread).
 pub fn validate(n: u32) -> Result<()> {
-    if !(THREADS + 1..=1 << 16).contains(&n) || n.is_multiple_of(THREADS) {
+    if !(THREADS + 1..(1 << 16)).contains(&n) || n.is_multiple_of(THREADS) {
         return Err(Error::new(format!(
-            "--n must be between {} and 65536 and not a multiple of {THREADS} (the block size), so the last block is partly past the data (got {n})",
+            "--n must be between {} and 65535 and not a multiple of {THREADS} (the block size), so the last block is partly past the data (got {n})",
             THREADS + 1
         )));
     }

@@ -184,7 +184,7 @@ pub fn run(gpu: &Gpu, n: u64, reps: u32, progress: &mut dyn FnMut(&str)) -> Resu
 /// The table: result, error, launches, GB/s beside the copy.
 pub fn table(report: &ReduceReport) -> String {
     let copy = report.copy_gbps();
-    let mut out = format!("sum of {} floats, exact (f64) {:.6}\n", report.n, report.exact);
+    let mut out = format!("sum of {}, exact (f64) {:.6}\n", crate::text::plural(report.n, "float"), report.exact);
     out.push_str("method                  sum            error/Σ|x|  launches   time ms    GB/s read  vs copy\n");
     for r in &report.rows {
         out.push_str(&format!(

@@ -5,7 +5,8 @@ use crate::Failure;
 use crate::cli::InfoArgs;
 use crate::output::{Files, check_writable, out, outln};
 use ptx_ladder::device::Gpu;
-use ptx_ladder::labs::models::memory::{Capacities, Measured};
+use ptx_ladder::labs::models::memory::{self, Capacities, Chip, Measured};
+use ptx_ladder::labs::models::occupancy::arch_for_compute_capability;
 use ptx_ladder::labs::picture::{self, ChipView};
 
 pub fn run(args: InfoArgs) -> Result<(), Failure> {
@@ -30,6 +31,10 @@ pub fn run(args: InfoArgs) -> Result<(), Failure> {
             chip.compute_capability.0,
             chip.compute_capability.1
         )?;
+        for (name, value) in known_gpu_rows(chip) {
+            outln!("  {name:<26} {value}")?;
+        }
+        outln!("\nwhere a number can live:")?;
         out!("{}", Capacities::of_chip(chip).table())?;
         if let Some(path) = &args.svg {
             files.write(path, &picture::svg(&ChipView::of_chip(chip), measured.as_ref()))?;
@@ -37,11 +42,13 @@ pub fn run(args: InfoArgs) -> Result<(), Failure> {
         return files.finish();
     }
     let gpu = Gpu::open().map_err(|e| match e.is_no_gpu() {
-        true => ptx_ladder::Error::no_gpu(format!("{e}; `ptx-ladder info --arch NAME` describes a known GPU without one")),
+        true => ptx_ladder::Error::no_gpu(format!(
+            "{e}; `ptx-ladder info --arch NAME` describes a known GPU without one ({})",
+            memory::ACCEPTED_NAMES
+        )),
         false => e,
     })?;
     let i = &gpu.info;
-    let kb = |b: u32| format!("{:.1} KB", b as f64 / 1024.0);
     let (free, total) = gpu.memory()?;
     outln!("GPU 0: {} (compute capability {}.{})", i.name, i.compute_capability.0, i.compute_capability.1)?;
     let rows = [
@@ -115,4 +122,83 @@ pub fn run(args: InfoArgs) -> Result<(), Failure> {
         files.write(path, &picture::svg(&ChipView::of_device(i), measured.as_ref()))?;
     }
     files.finish()
+}
+
+fn kb(bytes: impl Into<u64>) -> String {
+    format!("{:.1} KB", bytes.into() as f64 / 1024.0)
+}
+
+/// The rows `info` prints for a GPU, from the architecture tables (the
+/// memory model's chips and the occupancy calculator's limits) instead of
+/// the driver.
+fn known_gpu_rows(chip: &Chip) -> Vec<(&'static str, String)> {
+    let (major, minor) = chip.compute_capability;
+    let mut rows = vec![("multiprocessors (SMs)", chip.sms.to_string()), ("warp size", "32 threads".to_string())];
+    if let Some(a) = arch_for_compute_capability(major, minor) {
+        rows.extend([
+            ("threads per block", format!("up to {}", a.max_threads_per_block)),
+            ("threads per SM", format!("up to {} ({} warps)", a.max_threads_per_sm, a.max_warps_per_sm())),
+            ("blocks per SM", format!("up to {}", a.max_blocks_per_sm)),
+            ("registers per SM", format!("{} × 32-bit", chip.registers_per_sm)),
+            ("registers per thread", format!("up to {}", a.max_registers_per_thread)),
+            ("shared memory per SM", format!("{} (of {} shared with L1)", kb(chip.shared_per_sm), kb(chip.l1_shared_per_sm))),
+            (
+                "shared memory per block",
+                format!(
+                    "48.0 KB by default, {} with opt-in ({} reserved by the system)",
+                    kb(a.shared_per_block_max),
+                    kb(a.shared_reserved_per_block)
+                ),
+            ),
+        ]);
+    }
+    let peak = chip.sms as f64 * chip.fp32_lanes_per_sm as f64 * 2.0 * chip.sm_clock_mhz as f64 / 1e6;
+    rows.extend([
+        ("L2 cache", format!("{:.1} MB", chip.l2_bytes as f64 / 1048576.0)),
+        ("SM clock (max)", format!("{} MHz", chip.sm_clock_mhz)),
+        ("memory", format!("{:.1} GB, {:.0} GB/s (datasheet)", chip.dram_bytes as f64 / 1e9, chip.dram_gbps)),
+        (
+            "FP32 peak",
+            format!(
+                "{} SMs × {} FP32 lanes × 2 FLOP (FMA) × {:.3} GHz = {peak:.1} TFLOP/s",
+                chip.sms,
+                chip.fp32_lanes_per_sm,
+                chip.sm_clock_mhz as f64 / 1e3
+            ),
+        ),
+        ("tensor cores", format!("{} per SM, {} in all", chip.tensor_cores_per_sm, chip.tensor_cores_per_sm * chip.sms)),
+    ]);
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ptx_ladder::labs::models::memory::CHIPS;
+
+    #[test]
+    fn every_known_gpu_has_every_row() {
+        for chip in CHIPS {
+            let rows = known_gpu_rows(chip);
+            let names: Vec<&str> = rows.iter().map(|(name, _)| *name).collect();
+            for wanted in [
+                "multiprocessors (SMs)",
+                "threads per SM",
+                "registers per SM",
+                "shared memory per block",
+                "L2 cache",
+                "SM clock (max)",
+                "FP32 peak",
+            ] {
+                assert!(names.contains(&wanted), "{}: no {wanted} in {names:?}", chip.name);
+            }
+        }
+        let h200 = known_gpu_rows(memory::chip_by_name("H200").unwrap());
+        let value = |name: &str| h200.iter().find(|(n, _)| *n == name).map(|(_, v)| v.clone()).unwrap_or_default();
+        assert_eq!(value("multiprocessors (SMs)"), "132");
+        assert_eq!(value("L2 cache"), "60.0 MB");
+        // 132 × 128 × 2 × 1.98 GHz.
+        assert!(value("FP32 peak").ends_with("= 66.9 TFLOP/s"), "{}", value("FP32 peak"));
+        assert_eq!(value("shared memory per block"), "48.0 KB by default, 227.0 KB with opt-in (1.0 KB reserved by the system)");
+    }
 }

@@ -6,7 +6,7 @@
 
 use super::{needs_gpu, open_gpu};
 use crate::Failure;
-use crate::cli::{BanksArgs, CoalesceArgs, DivergenceArgs, OccupancyArgs, ReduceArgs, WarpsArgs};
+use crate::cli::{Archs, BanksArgs, CoalesceArgs, DivergenceArgs, OccupancyArgs, ReduceArgs, WarpsArgs};
 use crate::output::{Files, check_writable, out, outln};
 use crate::progress::tracked;
 use ptx_ladder::device::Gpu;
@@ -16,6 +16,12 @@ use ptx_ladder::labs::{banks, coalesce, divergence, occupancy, reduce, warps};
 use ptx_ladder::matmul::check::verdict;
 use ptx_ladder::matmul::ladder::{self, measure};
 use ptx_ladder::svg;
+use ptx_ladder::text::plural;
+
+/// "1 sector", "32 sectors": sectors per warp request.
+fn sectors(count: u32) -> String {
+    plural(count.into(), "sector")
+}
 use std::path::{Path, PathBuf};
 
 fn model_error(e: String) -> Failure {
@@ -65,14 +71,21 @@ pub fn coalesce_command(args: CoalesceArgs) -> Result<(), Failure> {
 
 pub fn coalesce_lab(gpu: Option<&Gpu>, o: &CoalesceArgs, files: &mut Files) -> Result<(), Failure> {
     outln!("model: a warp's request is served in 32-byte sectors; 32 lanes reading 4-byte floats")?;
-    for stride in [1, 32] {
-        outln!("  stride {stride}:\n{}", coalesce_model::render(&coalesce_model::strided_addresses(stride), 4).map_err(model_error)?)?;
+    let strides = &o.strides.0;
+    for &stride in strides {
+        outln!("  stride {stride:>3}: {}", coalesce_model::summary(&coalesce_model::strided_addresses(stride), 4))?;
+    }
+    // The sector maps of the smallest and largest stride asked for (the
+    // picture has one for each).
+    let (smallest, largest) = (strides.iter().min(), strides.iter().max());
+    for stride in smallest.into_iter().chain(largest.filter(|&l| Some(l) != smallest)) {
+        outln!("  stride {stride}:\n{}", coalesce_model::render(&coalesce_model::strided_addresses(*stride), 4).map_err(model_error)?)?;
     }
     let size = o.matmul_size;
     let (naive_a, naive_b) = coalesce_model::naive_matmul_sectors(size, size, 0).map_err(model_error)?;
     let (coal_a, coal_b) = coalesce_model::coalesced_matmul_sectors(size, size, 0).map_err(model_error)?;
     let mut pictures = Vec::new();
-    for stride in [1, 2, 32] {
+    for &stride in strides {
         pictures.push(
             coalesce_model::svg(&coalesce_model::strided_addresses(stride), 4, &format!("one warp, stride {stride}"))
                 .map_err(model_error)?,
@@ -80,8 +93,8 @@ pub fn coalesce_lab(gpu: Option<&Gpu>, o: &CoalesceArgs, files: &mut Files) -> R
     }
     let Some(gpu) = gpu else {
         outln!("matmul {size}^3, sectors per warp request for A and B in one inner-loop step (model):")?;
-        outln!("  {:<16} A: {naive_a:>2} sectors, B: {naive_b:>2} sectors", kernels_gpu::matmul::r01_naive::KERNEL.name())?;
-        outln!("  {:<16} A: {coal_a:>2} sectors, B: {coal_b:>2} sectors", kernels_gpu::matmul::r02_coalesced::KERNEL.name())?;
+        outln!("  {:<16} A: {:>10}, B: {:>10}", kernels_gpu::matmul::r01_naive::KERNEL.name(), sectors(naive_a), sectors(naive_b))?;
+        outln!("  {:<16} A: {:>10}, B: {:>10}", kernels_gpu::matmul::r02_coalesced::KERNEL.name(), sectors(coal_a), sectors(coal_b))?;
         return write_svg(files, &o.svg.svg, || Ok(svg::stack(&pictures)));
     };
     let rows = tracked(|progress| coalesce::run(gpu, &o.strides.0, o.mib << 18, o.reps.reps, progress))?;
@@ -106,7 +119,7 @@ pub fn coalesce_lab(gpu: Option<&Gpu>, o: &CoalesceArgs, files: &mut Files) -> R
         let (c, timing) = measure(gpu, &mut buffers, &kernel, &reference, options.reps, 1)?;
         let ok = verdict(&reference, &c);
         let speed = timing.map_or("-".into(), |t| format!("{:.0} GFLOP/s", t.billions_per_second(buffers.flops())));
-        outln!("  {:<16} A: {a:>2} sectors, B: {b:>2} sectors   {speed:>14}   {}", kernel.name(), ok.describe())?;
+        outln!("  {:<16} A: {:>10}, B: {:>10}   {speed:>14}   {}", kernel.name(), sectors(a), sectors(b), ok.describe())?;
     }
     write_svg(files, &o.svg.svg, || {
         let bars: Vec<(String, f64)> = rows.iter().map(|r| (format!("stride {}", r.stride), r.useful_gbps)).collect();
@@ -157,7 +170,7 @@ pub fn divergence_lab(gpu: Option<&Gpu>, o: &DivergenceArgs, files: &mut Files) 
     let sms = gpu.map_or(MODEL_SMS, |g| g.info.multiprocessors);
     let blocks = sms * 16;
     let (work, threads) = (o.work as u64, divergence::THREADS);
-    outln!("model: both sides of a branch cost {} dependent FMAs; a warp pays both only if its lanes disagree", o.work)?;
+    outln!("model: both sides of a branch cost {}; a warp pays both only if its lanes disagree", plural(o.work.into(), "dependent FMA"))?;
     if gpu.is_none() {
         outln!("(for {blocks} blocks of {threads} threads: 16 per SM of a {MODEL_SMS}-SM GPU)")?;
     }
@@ -181,7 +194,11 @@ pub fn reduce_command(args: ReduceArgs) -> Result<(), Failure> {
 }
 
 pub fn reduce_lab(gpu: Option<&Gpu>, o: &ReduceArgs, files: &mut Files) -> Result<(), Failure> {
-    outln!("model: four ways for threads to cooperate on one sum of {} floats ({:.3} GB read once):", o.n, o.n as f64 * 4.0 / 1e9)?;
+    outln!(
+        "model: four ways for threads to cooperate on one sum of {} ({:.3} GB read once):",
+        plural(o.n, "float"),
+        o.n as f64 * 4.0 / 1e9
+    )?;
     for method in reduce::Method::ALL {
         outln!("  {}: {}", method.name(), method.explain())?;
     }
@@ -200,7 +217,7 @@ pub fn reduce_lab(gpu: Option<&Gpu>, o: &ReduceArgs, files: &mut Files) -> Resul
     write_svg(files, &o.svg.svg, || {
         let bars: Vec<(String, f64)> = report.rows.iter().map(|r| (r.method.name().to_string(), r.gbps)).collect();
         Ok(svg::bar_chart(
-            &format!("Sum of {} floats: GB/s read ({})", report.n, gpu.info.name),
+            &format!("Sum of {}: GB/s read ({})", plural(report.n, "float"), gpu.info.name),
             &bars,
             Some(("copy (read+write)".into(), report.copy_gbps())),
             "GB/s",
@@ -233,8 +250,8 @@ pub fn occupancy_command(args: OccupancyArgs) -> Result<(), Failure> {
 
 fn archs(o: &OccupancyArgs) -> Vec<&'static occupancy_model::Arch> {
     match o.arch {
-        Some(arch) => vec![arch],
-        None => occupancy_model::ARCHS.iter().collect(),
+        Archs::One(arch) => vec![arch],
+        Archs::All => occupancy_model::ARCHS.iter().collect(),
     }
 }
 
@@ -248,10 +265,10 @@ pub fn occupancy_calculator(o: &OccupancyArgs) -> Result<(), Failure> {
     let rows: Vec<_> =
         archs(o).into_iter().map(|arch| (arch.name, occupancy_model::occupancy(arch, o.threads, o.registers, o.shared))).collect();
     outln!(
-        "calculator: {} threads per block, {} registers per thread, {} bytes of shared memory per block",
-        o.threads,
-        o.registers,
-        o.shared
+        "calculator: {} per block, {} per thread, {} of shared memory per block",
+        plural(o.threads.into(), "thread"),
+        plural(o.registers.into(), "register"),
+        plural(o.shared.into(), "byte")
     )?;
     out!("{}", occupancy_model::render_table(&rows))?;
     if let [(_, Ok(only))] = rows.as_slice() {
@@ -286,7 +303,7 @@ pub fn warps_lab(gpu: Option<&Gpu>, block: (u32, u32, u32), svg_path: Option<&Pa
     out!("{}", warps_model::render(block).map_err(model_error)?)?;
     if let Some(gpu) = gpu {
         let threads = warps::check(gpu, block)?;
-        outln!("checked on {}: all {threads} threads ran as lane (linear rank mod 32), as the map says", gpu.info.name)?;
+        outln!("checked on {}: all {} ran as lane (linear rank mod 32), as the map says", gpu.info.name, plural(threads.into(), "thread"))?;
     }
     write_svg(files, &svg_path.map(Path::to_path_buf), || warps_model::svg(block).map_err(model_error))
 }
@@ -351,7 +368,7 @@ pub fn tour_command() -> Result<(), Failure> {
         "Registers, shared memory and thread slots decide how many warps an SM holds. More resident warps give\nthe scheduler more work to switch to while others wait for memory.",
     )?;
     let occupancy = OccupancyArgs {
-        arch: None,
+        arch: Archs::All,
         threads: 256,
         registers: 64,
         shared: 8192,

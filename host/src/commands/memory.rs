@@ -9,14 +9,20 @@ use crate::progress::tracked;
 use ptx_ladder::device::Gpu;
 use ptx_ladder::labs::memory;
 use ptx_ladder::labs::models::memory::{Capacities, Chip, a6000_shared_to_dram, chip_by_name, shared_bandwidth_model};
+use ptx_ladder::labs::picture::{self, ChipView};
 
 pub fn memory_command(args: MemoryArgs) -> Result<(), Failure> {
     if let Some(path) = &args.json {
         check_writable("--json", path)?;
     }
     if let Some(chip) = args.arch {
+        // The model has no measurements to save as JSON (clap refuses
+        // --json with --arch); its picture is the chip drawn to scale.
         super::labs::check_svg(&args.svg.svg)?;
-        return model(chip);
+        model(chip)?;
+        let mut files = Files::default();
+        write_svg(&mut files, &args.svg.svg, || Ok(picture::svg(&ChipView::of_chip(chip), None)))?;
+        return files.finish();
     }
     lab_command(&args.svg.svg.clone(), |gpu, files| memory_lab(gpu, &args, files))
 }

@@ -7,7 +7,7 @@ use crate::output::outln;
 use ptx_ladder::labs::pitfalls::{self, Options};
 
 pub fn run(args: PitfallsArgs) -> Result<(), Failure> {
-    pitfalls::validate(args.n).map_err(|e| Failure::Usage(e.to_string()))?;
+    // --n was validated by its parser (cli::pitfalls_size).
     lab(&Options { n: args.n })
 }
 

@@ -6,6 +6,7 @@ use crate::Failure;
 use crate::cli::VecaddArgs;
 use crate::output::outln;
 use crate::progress::tracked;
+use ptx_ladder::text::plural;
 use ptx_ladder::vecadd::{self, COPY_BYTES, KERNEL_BYTES, Variant, gbps};
 
 pub fn run(args: VecaddArgs) -> Result<(), Failure> {
@@ -28,24 +29,24 @@ pub fn run(args: VecaddArgs) -> Result<(), Failure> {
             .into());
         }
     }
-    outln!("check: all {n} elements equal a + b computed on the CPU, for both kernels")?;
+    outln!("check: every element of c (n = {n}) equals a + b computed on the CPU, for both kernels")?;
     let copy_gbps = gbps(n, COPY_BYTES, &report.copy);
     for run in &report.kernels {
         let rate = gbps(n, KERNEL_BYTES, &run.timing);
         outln!(
-            "{:<11} {:>9.3} ms median of {} runs → {:>6.0} GB/s = {:>5.1}% of the copy (12 bytes per element: read a, b; write c)",
+            "{:<11} {:>9.3} ms median of {} → {:>6.0} GB/s = {:>5.1}% of the copy (12 bytes per element: read a, b; write c)",
             run.plan.variant.kernel(),
             run.timing.median_ms,
-            run.timing.runs,
+            plural(run.timing.runs as u64, "run"),
             rate,
             100.0 * rate / copy_gbps
         )?;
     }
     outln!(
-        "{:<11} {:>9.3} ms median of {} runs → {:>6.0} GB/s (device-to-device copy: 8 bytes per element)",
+        "{:<11} {:>9.3} ms median of {} → {:>6.0} GB/s (device-to-device copy: 8 bytes per element)",
         "copy",
         report.copy.median_ms,
-        report.copy.runs,
+        plural(report.copy.runs as u64, "run"),
         copy_gbps
     )?;
     Ok(())

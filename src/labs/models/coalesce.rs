@@ -15,6 +15,7 @@
 use std::collections::BTreeMap;
 
 use crate::svg::{Anchor, Svg, TextStyle};
+use crate::text::plural;
 
 /// Size of the unit global memory is fetched in.
 pub const SECTOR_BYTES: u64 = 32;
@@ -206,11 +207,13 @@ fn lane_list(lanes: &[u32]) -> String {
     }
 }
 
-fn summary(addresses: &[u64], access_bytes: u32) -> String {
+/// One line: lanes, sectors moved, and the share of moved bytes requested.
+pub fn summary(addresses: &[u64], access_bytes: u32) -> String {
     let count = sectors(addresses, access_bytes);
     format!(
-        "{} lanes x {access_bytes} B; {count} sectors moved ({} B); {:.1}% of the moved bytes were requested",
-        addresses.len(),
+        "{} x {access_bytes} B; {} moved ({} B); {:.1}% of the moved bytes were requested",
+        plural(addresses.len() as u64, "lane"),
+        plural(count.into(), "sector"),
         u64::from(count) * SECTOR_BYTES,
         efficiency_of(addresses, access_bytes) * 100.0
     )

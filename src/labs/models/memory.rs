@@ -126,19 +126,21 @@ pub const CHIPS: &[Chip] = &[
     },
 ];
 
-/// A chip by name ("h200", "A100", "rtx a6000") or, through the occupancy
-/// calculator's names, by generation ("sm_86", "hopper": the first chip of
-/// that compute capability).
+/// The names [`chip_by_name`] accepts, for help texts and errors.
+pub const ACCEPTED_NAMES: &str = "T4, A100, A6000 (or RTX A6000), L4, H100, H200";
+
+/// A chip by name ("h200", "A100", "rtx a6000", "NVIDIA L4"); case, spaces,
+/// dashes and underscores are ignored. Only the chips' own names: a compute
+/// capability, a die or a generation also covers GPUs with other SM counts,
+/// clocks and memories, so describing them with a table entry would be wrong.
 pub fn chip_by_name(name: &str) -> Result<&'static Chip, String> {
     let key = |s: &str| -> String { s.chars().filter(|c| c.is_ascii_alphanumeric()).flat_map(char::to_lowercase).collect() };
     let wanted = key(name);
     let wanted = wanted.strip_prefix("nvidia").unwrap_or(&wanted);
-    if let Some(chip) = CHIPS.iter().find(|c| key(c.name) == wanted || key(c.name).strip_prefix("rtx") == Some(wanted)) {
-        return Ok(chip);
-    }
-    let arch = super::occupancy::arch_by_name(name)?;
-    chip_for_compute_capability(arch.compute_capability)
-        .ok_or_else(|| format!("no chip of compute capability {:?} on record", arch.compute_capability))
+    CHIPS
+        .iter()
+        .find(|c| key(c.name) == wanted || key(c.name).strip_prefix("rtx") == Some(wanted))
+        .ok_or_else(|| format!("unknown GPU {name:?}; the architecture tables know {ACCEPTED_NAMES}"))
 }
 
 /// The first known chip of a compute capability (for the L1 size, which the
@@ -415,12 +417,19 @@ mod tests {
     }
 
     #[test]
-    fn chips_are_found_by_name_and_by_generation() {
+    fn chips_are_found_by_their_own_names_only() {
         assert_eq!(chip_by_name("NVIDIA H200").unwrap().dram_bytes, 141 * GB);
         assert_eq!(chip_by_name("a6000").unwrap().sms, 84);
-        assert_eq!(chip_by_name("sm_80").unwrap().name, "A100");
-        assert_eq!(chip_by_name("hopper").unwrap().name, "H100");
-        assert!(chip_by_name("voodoo2").unwrap_err().contains("unknown GPU"));
+        assert_eq!(chip_by_name("RTX A6000").unwrap().sms, 84);
+        for chip in CHIPS {
+            assert_eq!(chip_by_name(chip.name).unwrap(), chip);
+            assert!(ACCEPTED_NAMES.contains(chip.name), "{}", chip.name);
+        }
+        // Other GPUs of a known generation are not the table's chip.
+        for other in ["rtx4090", "ad102", "ad104", "sm_80", "sm_90", "hopper", "voodoo2"] {
+            let e = chip_by_name(other).unwrap_err();
+            assert!(e.contains("unknown GPU") && e.contains(ACCEPTED_NAMES), "{e}");
+        }
     }
 
     #[test]

@@ -15,6 +15,7 @@
 //! a cliff when a kernel needs just one or two more registers.
 
 use crate::svg;
+use crate::text::plural;
 
 /// Threads in a warp on every NVIDIA GPU so far.
 const WARP: u32 = 32;
@@ -129,29 +130,27 @@ pub const ARCHS: &[Arch] = &[
     },
 ];
 
-/// Other spellings people use for each entry of [`ARCHS`], lower case with
-/// spaces, dashes and underscores removed.
+/// Other spellings of each entry of [`ARCHS`], lower case with spaces,
+/// dashes and underscores removed. Only names of one GPU: a die ("AD102")
+/// or a generation ("Ada") also names GPUs this table does not describe,
+/// which a compute capability (sm_89) states without pretending.
 const ALIASES: &[(&str, (u32, u32))] = &[
     ("t4", (7, 5)),
-    ("turing", (7, 5)),
     ("a100", (8, 0)),
-    ("ga100", (8, 0)),
     ("a6000", (8, 6)),
     ("rtxa6000", (8, 6)),
-    ("ga102", (8, 6)),
     ("l4", (8, 9)),
-    ("ad102", (8, 9)),
-    ("ad104", (8, 9)),
-    ("rtx4090", (8, 9)),
     ("h100", (9, 0)),
     ("h200", (9, 0)),
     ("h100/h200", (9, 0)),
-    ("gh100", (9, 0)),
-    ("hopper", (9, 0)),
 ];
 
-/// Look up a GPU by a common name ("a100", "T4", "a6000", "GA102", "h200")
-/// or by compute capability ("sm_80", "8.0"). Case and spacing are ignored.
+/// The names `--arch` accepts, for help texts and errors.
+pub const ACCEPTED_NAMES: &str = "T4, A100, A6000 (or RTX A6000), L4, H100, H200, \
+                                  or a compute capability: sm_75, sm_80, sm_86, sm_89, sm_90 (also written 8.6 or 86)";
+
+/// Look up a GPU by name ("a100", "T4", "RTX A6000", "NVIDIA H200") or by
+/// compute capability ("sm_80", "8.0", "80"). Case and spacing are ignored.
 pub fn arch_by_name(name: &str) -> Result<&'static Arch, String> {
     let key: String = name.chars().filter(|c| !matches!(c, ' ' | '-' | '_')).flat_map(char::to_lowercase).collect();
     let key = key.strip_prefix("nvidia").unwrap_or(&key);
@@ -161,10 +160,7 @@ pub fn arch_by_name(name: &str) -> Result<&'static Arch, String> {
         .map(|&(_, cc)| cc)
         .or_else(|| parse_compute_capability(key))
         .and_then(|(major, minor)| arch_for_compute_capability(major, minor));
-    found.ok_or_else(|| {
-        let known: Vec<&str> = ARCHS.iter().map(|a| a.name).collect();
-        format!("unknown GPU {name:?}; known: {} (or a compute capability such as sm_80)", known.join(", "))
-    })
+    found.ok_or_else(|| format!("unknown GPU {name:?}; known: {ACCEPTED_NAMES}"))
 }
 
 /// Read "sm80" / "80" / "8.0" (already lower-cased, separators removed).
@@ -264,11 +260,15 @@ impl Occupancy {
 
     /// The calculation written out step by step, one budget per line.
     pub fn explain(&self) -> String {
-        let blocks = |n: u32| if n == 1 { "1 block".to_string() } else { format!("{n} blocks") };
+        let blocks = |n: u32| plural(n.into(), "block");
         let allowed = |b: Option<u32>| b.map_or_else(|| "no limit".to_string(), blocks);
         let mut out = format!(
-            "{}: {} threads/block ({} warps), {} registers/thread, {} B shared/block\n",
-            self.arch, self.threads_per_block, self.warps_per_block, self.registers_per_thread, self.shared_bytes_per_block
+            "{}: {}/block ({}), {}/thread, {} B shared/block\n",
+            self.arch,
+            plural(self.threads_per_block.into(), "thread"),
+            plural(self.warps_per_block.into(), "warp"),
+            plural(self.registers_per_thread.into(), "register"),
+            self.shared_bytes_per_block
         );
         out += &format!("  registers:     {} per warp after rounding -> {}\n", self.registers_per_warp, allowed(self.blocks_by_registers));
         out += &format!(
@@ -280,9 +280,9 @@ impl Occupancy {
         out += &format!("  block slots:   {}\n", blocks(self.blocks_by_block_slots));
         let names: Vec<&str> = self.binding_limits().iter().map(|l| l.name()).collect();
         out += &format!(
-            "  => {} x {} warps = {} of {} warps = {:.1}%, limited by {}\n",
+            "  => {} x {} = {} of {} warps = {:.1}%, limited by {}\n",
             blocks(self.blocks_per_sm),
-            self.warps_per_block,
+            plural(self.warps_per_block.into(), "warp"),
             self.active_warps,
             self.max_warps,
             self.percent(),
@@ -440,8 +440,8 @@ pub fn register_curve_svg(archs: &[&Arch], threads_per_block: u32, shared_bytes_
         let points = curve.into_iter().map(|(r, f)| (f64::from(r), f * 100.0)).collect();
         series.push((arch.name.to_string(), points));
     }
-    let title = format!("Occupancy vs registers ({threads_per_block} threads/block, {shared_bytes_per_block} B shared)");
-    Ok(svg::line_chart(&title, "registers per thread", "occupancy %", &series))
+    let title = format!("Occupancy vs registers ({}/block, {shared_bytes_per_block} B shared)", plural(threads_per_block.into(), "thread"));
+    Ok(svg::line_chart_within(&title, "registers per thread", "occupancy %", &series, None, PERCENT))
 }
 
 /// A fixed-width table, one row per GPU: its occupancy, or "does not fit"
@@ -473,6 +473,9 @@ pub fn render_table(rows: &[(&str, Result<Occupancy, String>)]) -> String {
 }
 
 /// Occupancy in percent, 0 where the block does not fit.
+/// The y range of every occupancy chart: 0 to 100 % even when no block fits.
+const PERCENT: Option<(f64, f64)> = Some((0.0, 100.0));
+
 fn percent_or_zero(arch: &Arch, threads: u32, registers: u32, shared: u32) -> f64 {
     occupancy(arch, threads, registers, shared).map_or(0.0, |o| o.percent())
 }
@@ -486,7 +489,8 @@ pub fn calculator_svg(archs: &[&Arch], threads: u32, registers: u32, shared: u32
     let curves = |points: &dyn Fn(&Arch) -> Vec<(f64, f64)>| -> Vec<(String, Vec<(f64, f64)>)> {
         archs.iter().map(|arch| (arch.name.to_string(), points(arch))).collect()
     };
-    let kernel = format!("{threads} threads/block, {registers} registers/thread, {shared} B shared/block");
+    let (threads_text, registers_text) = (plural(threads.into(), "thread"), plural(registers.into(), "register"));
+    let kernel = format!("{threads_text}/block, {registers_text}/thread, {shared} B shared/block");
     let by_registers =
         curves(&|arch| (1..=arch.max_registers_per_thread).map(|r| (f64::from(r), percent_or_zero(arch, threads, r, shared))).collect());
     // Shared memory in steps of 512 bytes up to the largest block allowance,
@@ -507,35 +511,42 @@ pub fn calculator_svg(archs: &[&Arch], threads: u32, registers: u32, shared: u32
         sizes.into_iter().map(|t| (f64::from(t), percent_or_zero(arch, t, registers, shared))).collect()
     });
     svg::stack(&[
-        svg::line_chart_marked(
-            &format!("Occupancy vs registers per thread ({threads} threads, {shared} B shared)"),
+        svg::line_chart_within(
+            &format!("Occupancy vs registers per thread ({threads_text}, {shared} B shared)"),
             "registers per thread",
             "occupancy %",
             &by_registers,
             Some((f64::from(registers), format!("this kernel: {registers}"))),
+            PERCENT,
         ),
-        svg::line_chart_marked(
-            &format!("Occupancy vs shared memory per block ({threads} threads, {registers} registers)"),
+        svg::line_chart_within(
+            &format!("Occupancy vs shared memory per block ({threads_text}, {registers_text})"),
             "shared memory per block (KB)",
             "occupancy %",
             &by_shared,
             Some((kb(shared), format!("this kernel: {shared} B"))),
+            PERCENT,
         ),
-        svg::line_chart_marked(
-            &format!("Occupancy vs block size ({registers} registers, {shared} B shared)"),
+        svg::line_chart_within(
+            &format!("Occupancy vs block size ({registers_text}, {shared} B shared)"),
             "threads per block",
             "occupancy %",
             &by_threads,
             Some((f64::from(threads), format!("this kernel: {threads}"))),
+            PERCENT,
         ),
-        note(&format!("Marked: {kernel}. Where the block does not fit, the line drops to 0%.")),
+        note(&[&format!("Marked: {kernel}."), "Where the block does not fit, the line drops to 0%."]),
     ])
 }
 
-/// A line of text as a picture of its own, for the foot of a stack.
-fn note(text: &str) -> String {
-    let mut picture = svg::Svg::new(760.0, 30.0);
-    picture.text(16.0, 20.0, text, svg::TextStyle::new(12.0));
+/// Lines of text as a picture of its own, for the foot of a stack, as
+/// wide as its longest line needs.
+fn note(lines: &[&str]) -> String {
+    let longest = lines.iter().map(|l| svg::text_width(l, 12.0)).fold(0.0, f64::max);
+    let mut picture = svg::Svg::new((longest + 32.0).max(760.0), 12.0 + 18.0 * lines.len() as f64);
+    for (i, line) in lines.iter().enumerate() {
+        picture.text(16.0, 20.0 + 18.0 * i as f64, line, svg::TextStyle::new(12.0));
+    }
     picture.finish()
 }
 
@@ -688,12 +699,15 @@ mod tests {
         assert_eq!(arch("t4").name, "T4");
         assert_eq!(arch("a6000").name, "RTX A6000");
         assert_eq!(arch("RTX A6000").name, "RTX A6000");
-        assert_eq!(arch("GA102").compute_capability, (8, 6));
+        assert_eq!(arch("sm_89").name, "L4");
         assert_eq!(arch("h100").name, "H100/H200");
         assert_eq!(arch("NVIDIA H200").name, "H100/H200");
         assert_eq!(arch("sm_86").name, "RTX A6000");
         assert_eq!(arch("8.9").name, "L4");
         assert!(arch_by_name("v100").expect_err("unknown").contains("known: T4, A100"));
+        for other_gpu in ["rtx4090", "ad102", "ad104", "ga102", "hopper", "all"] {
+            assert!(arch_by_name(other_gpu).expect_err(other_gpu).contains("sm_89"), "{other_gpu}");
+        }
         assert!(arch_by_name("").is_err());
         assert_eq!(arch_for_compute_capability(9, 0).map(|a| a.name), Some("H100/H200"));
         assert_eq!(arch_for_compute_capability(7, 0), None);
@@ -732,8 +746,29 @@ mod tests {
         assert!(doc.contains("this kernel: 64") && doc.contains("this kernel: 8192 B") && doc.contains("this kernel: 256"));
         // One ring per GPU on each of the three curves.
         assert_eq!(doc.matches("fill=\"none\" stroke=").count() - doc.matches("<polyline").count(), 6);
-        // A kernel that fits nowhere still draws (at 0%).
-        crate::svg::tests::assert_well_formed(&calculator_svg(&[arch("t4")], 1024, 255, 60_000));
+        // A kernel that fits nowhere still draws (at 0%), on a 0-100 % axis.
+        let nowhere = calculator_svg(&[arch("t4")], 1024, 255, 60_000);
+        crate::svg::tests::assert_well_formed(&nowhere);
+        assert_eq!(nowhere.matches("text-anchor=\"end\" fill=\"#222\">100</text>").count(), 3, "every chart's y axis reaches 100 %");
+    }
+
+    #[test]
+    fn gpus_with_the_same_curve_share_its_legend_entry() {
+        // The RTX A6000 and the L4 (both 1536 threads and 100 KB per SM)
+        // agree on registers; their block-slot limits (16 and 24) differ
+        // for small blocks when shared memory does not limit first.
+        let doc = calculator_svg(&[arch("a6000"), arch("l4")], 256, 64, 0);
+        assert!(doc.contains(">RTX A6000 = L4<"), "registers chart merges them");
+        assert!(doc.contains(">RTX A6000<") && doc.contains(">L4<"), "the block-size chart tells them apart");
+    }
+
+    #[test]
+    fn the_footnote_is_as_wide_as_its_text() {
+        let long = "x".repeat(200);
+        let doc = note(&[&long, "short"]);
+        let width: f64 = doc.split("width=\"").nth(1).and_then(|w| w.split('"').next()).and_then(|w| w.parse().ok()).unwrap_or(0.0);
+        assert!(width >= crate::svg::text_width(&long, 12.0) + 16.0, "{doc}");
+        assert!(doc.contains(">short<"));
     }
 
     #[test]

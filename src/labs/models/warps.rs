@@ -11,6 +11,7 @@
 //! full warp in hardware; its missing lanes sit idle but occupy slots.
 
 use crate::svg::{self, Anchor, Svg, TextStyle};
+use crate::text::plural;
 
 /// Block dimensions or a thread position, as (x, y, z).
 pub type Dim3 = (u32, u32, u32);
@@ -195,8 +196,7 @@ fn idle_note(list: &[Warp]) -> String {
 
 fn heading(block: Dim3, list: &[Warp]) -> String {
     let (bx, by, bz) = block;
-    let plural = if list.len() == 1 { "" } else { "s" };
-    format!("block ({bx}, {by}, {bz}): {} threads in {} warp{plural}", bx * by * bz, list.len())
+    format!("block ({bx}, {by}, {bz}): {} in {}", plural((bx * by * bz).into(), "thread"), plural(list.len() as u64, "warp"))
 }
 
 /// A text picture of the block, one grid per z slice, each cell showing the
