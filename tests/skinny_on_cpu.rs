@@ -39,12 +39,9 @@ fn skinny_gemm<E>(
     let p = partial.as_mut_ptr() as usize;
     let (handle, f) = kernel;
     let (size, floats) = (std::mem::size_of::<E>(), plan.workspace(m, n) as usize * 4);
-    run(
-        handle.name(),
-        plan.launch(m, n),
-        &[("a", a.0, a.1 * size), ("b", b.0, b.1 * size), ("partial", p, floats)],
-        || unsafe { f(m, n, k, a.0 as *const E, b.0 as *const E, p as *mut f32, plan.k_chunk) },
-    );
+    run(handle.name(), plan.launch(m, n), &[("a", a.0, a.1 * size), ("b", b.0, b.1 * size), ("partial", p, floats)], || unsafe {
+        f(m, n, k, a.0 as *const E, b.0 as *const E, p as *mut f32, plan.k_chunk)
+    });
     let mut out = AlignedBuffer::from_slice(c);
     let bytes = plan.workspace(m, n) as usize * 4;
     let o = out.as_mut_ptr() as usize;
@@ -119,7 +116,8 @@ fn skinny_f32_is_correct_at_odd_shapes_with_alpha_and_beta() {
                     8 => (skinny::SKINNY_F32_M8, skinny::skinny_f32_m8 as unsafe fn(_, _, _, _, _, _, _)),
                     _ => (skinny::SKINNY_F32_M16, skinny::skinny_f32_m16 as unsafe fn(_, _, _, _, _, _, _)),
                 };
-                let mut c = if beta == 0.0 { vec![f32::from_bits(ptx_ladder::device::POISON_BITS); (m * n) as usize] } else { problem.c.clone() };
+                let mut c =
+                    if beta == 0.0 { vec![f32::from_bits(ptx_ladder::device::POISON_BITS); (m * n) as usize] } else { problem.c.clone() };
                 let args = ((a.as_ptr() as usize, problem.a.len()), (b.as_ptr() as usize, problem.b.len()));
                 skinny_gemm::<f32>(kernel, plan, (m, n, k), args.0, args.1, alpha, beta, &mut c);
                 check("skinny f32", (m, n, k), plan, verdict(&expected, &c));

@@ -1,9 +1,9 @@
 //! Runs the ladder on the GPU: every selected rung and cuBLAS on the same
 //! device buffers, each checked against the f64 reference and then timed.
 
+use super::accuracy::Arithmetic;
 use super::check::{Problem, Reference, Verdict, gemm_flops, reference, reference_rows, verdict};
 use super::cublas::Cublas;
-use super::accuracy::Arithmetic;
 use super::dtype::Dtype;
 use super::hopper::HopperGemm;
 use super::rungs::Selection;
