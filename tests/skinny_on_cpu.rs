@@ -13,6 +13,9 @@ use ptx_ladder::matmul::check::{Problem, Verdict, reference, reference_rows, ver
 
 type SkinnyParams<E> = (u32, u32, u32, *const E, *const E, *mut f32, u32);
 
+/// A skinny kernel's launch handle and its host twin (for the emulator).
+type SkinnyKernel<E> = (Kernel<SkinnyParams<E>>, unsafe fn(u32, u32, u32, *const E, *const E, *mut f32, u32));
+
 /// Runs one launch on the emulator with every buffer declared; any finding
 /// of the checkers fails the test.
 /// `buffers` are (name, address, bytes).
@@ -26,7 +29,7 @@ fn run(name: &str, shape: LaunchShape, buffers: &[(&str, usize, usize)], body: i
 /// reduction; `a` and `b` are 16-byte aligned buffers of the element type.
 #[allow(clippy::too_many_arguments)]
 fn skinny_gemm<E>(
-    kernel: (Kernel<SkinnyParams<E>>, unsafe fn(u32, u32, u32, *const E, *const E, *mut f32, u32)),
+    kernel: SkinnyKernel<E>,
     plan: SkinnyPlan,
     (m, n, k): (u32, u32, u32),
     a: (usize, usize),
@@ -132,7 +135,7 @@ fn plans_fill_the_gpu_and_cover_k() {
     // that about 4 blocks land on each of 132 SMs.
     let plan = SkinnyPlan::new((1, 4096, 14336), 132, 4);
     assert_eq!(plan.rows, 1);
-    assert!(plan.k_chunk % skinny::K_GRANULE == 0);
+    assert!(plan.k_chunk.is_multiple_of(skinny::K_GRANULE));
     assert!(plan.splits * plan.k_chunk >= 14336 && (plan.splits - 1) * plan.k_chunk < 14336);
     let blocks = plan.launch(1, 4096).grid.volume();
     assert!((3 * 132..=5 * 132).contains(&blocks), "{blocks}");
@@ -142,7 +145,7 @@ fn plans_fill_the_gpu_and_cover_k() {
     assert_eq!(SkinnyPlan::new((9, 100, 1), 132, 4), SkinnyPlan { rows: 16, k_chunk: 64, splits: 1 });
     // A narrow B: 8 groups, 16 k-lanes, K split over every SM.
     let narrow = SkinnyPlan::new((64, 64, 65536), 132, 4);
-    assert_eq!(narrow.k_chunk % (16 * skinny::K_GRANULE), 0);
+    assert!(narrow.k_chunk.is_multiple_of(16 * skinny::K_GRANULE));
     assert!(narrow.launch(64, 64).grid.volume() >= 4 * 132 - 4 * 16, "{narrow:?}");
     assert_eq!(SkinnyPlan::new((5, 100, 1), 132, 4).rows, 8);
 }

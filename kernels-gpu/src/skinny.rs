@@ -332,23 +332,43 @@ pub unsafe fn skinny_f32_m16(m: u32, n: u32, k: u32, a: *const f32, b: *const f3
     unsafe { partial_product::<f32, 16>((m, n, k), a, b, partial, k_chunk) }
 }
 
-/// Threads per block of [`skinny_reduce`].
-pub const REDUCE_THREADS: u32 = 256;
+/// Elements of C per block of [`skinny_reduce`] (x), and the split lanes
+/// that share each element's partial sums (y).
+pub const REDUCE_BLOCK: (u32, u32) = (32, 8);
 
-/// `c[i] = alpha · Σ_s partial[s·len + i] + beta · c[i]` for `i < len`,
-/// the splits added in order (so the result does not depend on which
-/// block finished first); C is not read when beta is 0.
+/// `c[i] = alpha · Σ_s partial[s·len + i] + beta · c[i]` for `i < len`;
+/// C is not read when beta is 0.
+///
+/// With a deep K split hundreds of ways, one thread per element adding
+/// its partials one after another would wait on hundreds of loads in a
+/// row. So 8 threads share each element: lane y adds splits y, y + 8, …
+/// in order, then lane 0 adds the 8 lane sums in order. The order is
+/// fixed, so the same partials give the same bits on every run, whichever
+/// block of the product finished first.
 #[kernel]
 pub unsafe fn skinny_reduce(len: u32, splits: u32, partial: *const f32, alpha: f32, beta: f32, c: *mut f32) {
-    let i = gpu::global_x();
+    let (x, lane) = (gpu::thread_idx().x, gpu::thread_idx().y);
+    let (width, lanes) = REDUCE_BLOCK;
+    let i = gpu::block_idx().x * width + x;
+    let mut sum = 0.0f32;
     if i < len {
-        let mut sum = 0.0f32;
-        for s in 0..splits {
+        let mut s = lane;
+        while s < splits {
             sum += unsafe { gpu::load(partial.add(s as usize * len as usize + i as usize)) };
+            s += lanes;
+        }
+    }
+    let shared = gpu::dynamic_shared::<f32>();
+    unsafe { gpu::store(shared.add((lane * width + x) as usize), sum) };
+    gpu::sync_threads();
+    if lane == 0 && i < len {
+        let mut total = 0.0f32;
+        for l in 0..lanes {
+            total += unsafe { gpu::load(shared.add((l * width + x) as usize)) };
         }
         let out = unsafe { c.add(i as usize) };
         let old = if beta == 0.0 { 0.0 } else { beta * unsafe { gpu::load(out) } };
-        unsafe { gpu::store(out, alpha * sum + old) };
+        unsafe { gpu::store(out, alpha * total + old) };
     }
 }
 
@@ -396,8 +416,10 @@ impl SkinnyPlan {
         self.splits as u64 * m as u64 * n as u64
     }
 
-    /// Grid and block of [`skinny_reduce`] over `m`×`n` elements.
+    /// Grid, block and shared memory of [`skinny_reduce`] over `m`×`n`
+    /// elements.
     pub const fn reduce_launch(m: u32, n: u32) -> LaunchShape {
-        LaunchShape::linear((m * n).div_ceil(REDUCE_THREADS), REDUCE_THREADS, 0)
+        let (width, lanes) = REDUCE_BLOCK;
+        LaunchShape { grid: Dim3::new((m * n).div_ceil(width), 1, 1), block: Dim3::new(width, lanes, 1), shared_bytes: width * lanes * 4 }
     }
 }
