@@ -13,6 +13,9 @@ use ptx_ladder::matmul::check::{Problem, Verdict, reference, reference_rows, ver
 
 type SkinnyParams<E> = (u32, u32, u32, *const E, *const E, *mut f32, u32);
 
+/// A skinny kernel's launch handle and its host twin (for the emulator).
+type SkinnyKernel<E> = (Kernel<SkinnyParams<E>>, unsafe fn(u32, u32, u32, *const E, *const E, *mut f32, u32));
+
 /// Runs one launch on the emulator with every buffer declared; any finding
 /// of the checkers fails the test.
 /// `buffers` are (name, address, bytes).
@@ -26,7 +29,7 @@ fn run(name: &str, shape: LaunchShape, buffers: &[(&str, usize, usize)], body: i
 /// reduction; `a` and `b` are 16-byte aligned buffers of the element type.
 #[allow(clippy::too_many_arguments)]
 fn skinny_gemm<E>(
-    kernel: (Kernel<SkinnyParams<E>>, unsafe fn(u32, u32, u32, *const E, *const E, *mut f32, u32)),
+    kernel: SkinnyKernel<E>,
     plan: SkinnyPlan,
     (m, n, k): (u32, u32, u32),
     a: (usize, usize),
@@ -39,12 +42,9 @@ fn skinny_gemm<E>(
     let p = partial.as_mut_ptr() as usize;
     let (handle, f) = kernel;
     let (size, floats) = (std::mem::size_of::<E>(), plan.workspace(m, n) as usize * 4);
-    run(
-        handle.name(),
-        plan.launch(m, n),
-        &[("a", a.0, a.1 * size), ("b", b.0, b.1 * size), ("partial", p, floats)],
-        || unsafe { f(m, n, k, a.0 as *const E, b.0 as *const E, p as *mut f32, plan.k_chunk) },
-    );
+    run(handle.name(), plan.launch(m, n), &[("a", a.0, a.1 * size), ("b", b.0, b.1 * size), ("partial", p, floats)], || unsafe {
+        f(m, n, k, a.0 as *const E, b.0 as *const E, p as *mut f32, plan.k_chunk)
+    });
     let mut out = AlignedBuffer::from_slice(c);
     let bytes = plan.workspace(m, n) as usize * 4;
     let o = out.as_mut_ptr() as usize;
@@ -119,7 +119,8 @@ fn skinny_f32_is_correct_at_odd_shapes_with_alpha_and_beta() {
                     8 => (skinny::SKINNY_F32_M8, skinny::skinny_f32_m8 as unsafe fn(_, _, _, _, _, _, _)),
                     _ => (skinny::SKINNY_F32_M16, skinny::skinny_f32_m16 as unsafe fn(_, _, _, _, _, _, _)),
                 };
-                let mut c = if beta == 0.0 { vec![f32::from_bits(ptx_ladder::device::POISON_BITS); (m * n) as usize] } else { problem.c.clone() };
+                let mut c =
+                    if beta == 0.0 { vec![f32::from_bits(ptx_ladder::device::POISON_BITS); (m * n) as usize] } else { problem.c.clone() };
                 let args = ((a.as_ptr() as usize, problem.a.len()), (b.as_ptr() as usize, problem.b.len()));
                 skinny_gemm::<f32>(kernel, plan, (m, n, k), args.0, args.1, alpha, beta, &mut c);
                 check("skinny f32", (m, n, k), plan, verdict(&expected, &c));
@@ -134,7 +135,7 @@ fn plans_fill_the_gpu_and_cover_k() {
     // that about 4 blocks land on each of 132 SMs.
     let plan = SkinnyPlan::new((1, 4096, 14336), 132, 4);
     assert_eq!(plan.rows, 1);
-    assert!(plan.k_chunk % skinny::K_GRANULE == 0);
+    assert!(plan.k_chunk.is_multiple_of(skinny::K_GRANULE));
     assert!(plan.splits * plan.k_chunk >= 14336 && (plan.splits - 1) * plan.k_chunk < 14336);
     let blocks = plan.launch(1, 4096).grid.volume();
     assert!((3 * 132..=5 * 132).contains(&blocks), "{blocks}");
@@ -144,7 +145,7 @@ fn plans_fill_the_gpu_and_cover_k() {
     assert_eq!(SkinnyPlan::new((9, 100, 1), 132, 4), SkinnyPlan { rows: 16, k_chunk: 64, splits: 1 });
     // A narrow B: 8 groups, 16 k-lanes, K split over every SM.
     let narrow = SkinnyPlan::new((64, 64, 65536), 132, 4);
-    assert_eq!(narrow.k_chunk % (16 * skinny::K_GRANULE), 0);
+    assert!(narrow.k_chunk.is_multiple_of(16 * skinny::K_GRANULE));
     assert!(narrow.launch(64, 64).grid.volume() >= 4 * 132 - 4 * 16, "{narrow:?}");
     assert_eq!(SkinnyPlan::new((5, 100, 1), 132, 4).rows, 8);
 }

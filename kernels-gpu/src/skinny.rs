@@ -13,8 +13,9 @@
 //!   reads them from a row of B with 16-byte loads, so a warp reads 256
 //!   (bf16: 512-byte) runs of one row;
 //! - enough bytes in flight (Little's law: bandwidth × latency, tens of
-//!   KB per SM): each thread issues the loads of 8 rows of B (4 in the
-//!   16-row kernels) before it uses any of them;
+//!   KB per SM): each thread issues the loads of 8 rows of B before it
+//!   uses any of them, and reads the 8 matching values of each row of A
+//!   with one 16-byte load;
 //! - enough blocks: with few columns (N = 4096 is 4 blocks of 1024 columns)
 //!   most SMs would idle, so K is split too (split-K): block `y` of the
 //!   grid sums its own `k_chunk` rows of B into a partial C in a workspace,
@@ -37,9 +38,12 @@ pub const THREADS: u32 = 128;
 /// Neighbouring columns of C (and B) per thread: one 16-byte load of bf16,
 /// two of fp32.
 pub const COLS: usize = 8;
-/// Rows of B each k-lane takes per step of a block's share of K: that
-/// share is a multiple of this times the k-lanes.
-pub const K_GRANULE: u32 = 8;
+/// Neighbouring rows of B (and values of each row of A) a k-lane takes
+/// per step: as many as one 16-byte load holds of bf16.
+pub const STEP: usize = COLS;
+
+/// A block's share of K is a multiple of this times its k-lanes.
+pub const K_GRANULE: u32 = STEP as u32;
 
 /// An element type of A and B, as the kernel reads it: bf16 (as its bits,
 /// `u16`) or fp32.
@@ -109,24 +113,43 @@ unsafe fn b_row<E: Element>(b: *const E, n: u32, row: u32, col: u32, whole: bool
     out
 }
 
-/// `acc[r][c] += A[row0 + r][rows[u]] · b[u][c]` for the `D` rows of B
-/// in `b`, which are rows `kk`, `kk + step`, … of B, in k order.
+/// `acc[r][c] += A[row0 + r][row + u] · b[u][c]` for the [`STEP`]
+/// neighbouring rows of B in `b`, in k order; A's values of each row come in one
+/// (bf16) or two (fp32) 16-byte loads.
 #[inline(always)]
-unsafe fn multiply_add<E: Element, const ROWS: usize, const D: usize>(
+unsafe fn multiply_add_step<E: Element, const ROWS: usize>(
     acc: &mut [[f32; COLS]; ROWS],
     a: *const E,
     (k, row0, rows_of_a): (u32, u32, u32),
-    (kk, step): (u32, u32),
-    b: &[[f32; COLS]; D],
+    row: u32,
+    b: &[[f32; COLS]; STEP],
 ) {
     for r in 0..ROWS {
         if (r as u32) < rows_of_a {
-            let a_row = unsafe { a.add((row0 + r as u32) as usize * k as usize) };
-            for u in 0..D {
-                let value = unsafe { E::load1(a_row.add((kk + u as u32 * step) as usize)) };
+            let values = unsafe { E::load8(a.add((row0 + r as u32) as usize * k as usize + row as usize)) };
+            for u in 0..STEP {
                 for c in 0..COLS {
-                    acc[r][c] = gpu::fma(value, b[u][c], acc[r][c]);
+                    acc[r][c] = gpu::fma(values[u], b[u][c], acc[r][c]);
                 }
+            }
+        }
+    }
+}
+
+/// `acc[r][c] += A[row0 + r][row] · b[0][c]`: one row of B.
+#[inline(always)]
+unsafe fn multiply_add<E: Element, const ROWS: usize>(
+    acc: &mut [[f32; COLS]; ROWS],
+    a: *const E,
+    (k, row0, rows_of_a): (u32, u32, u32),
+    row: u32,
+    b: &[[f32; COLS]; 1],
+) {
+    for r in 0..ROWS {
+        if (r as u32) < rows_of_a {
+            let value = unsafe { E::load1(a.add((row0 + r as u32) as usize * k as usize + row as usize)) };
+            for c in 0..COLS {
+                acc[r][c] = gpu::fma(value, b[0][c], acc[r][c]);
             }
         }
     }
@@ -163,7 +186,7 @@ pub const fn shared_bytes(n: u32) -> u32 {
 /// `a` is `m`×`k`, `b` is `k`×`n` (16-byte aligned), `partial` has
 /// `grid.y·m·n` floats; the launch is [`SkinnyPlan::launch`]'s.
 #[inline(always)]
-unsafe fn partial_product<E: Element, const ROWS: usize, const D: usize>(
+unsafe fn partial_product<E: Element, const ROWS: usize>(
     (m, n, k): (u32, u32, u32),
     a: *const E,
     b: *const E,
@@ -187,22 +210,30 @@ unsafe fn partial_product<E: Element, const ROWS: usize, const D: usize>(
     let end = k.min(split * k_chunk + k_chunk);
     let mut acc = [[0.0f32; COLS]; ROWS];
     if col < n {
-        // This thread's rows of B: every `lanes`-th from its own lane on.
-        let mut row = split * k_chunk + lane;
-        if whole {
-            // D rows at a time, every load issued before any is used.
-            while row + (D as u32 - 1) * lanes < end {
-                let mut b_rows = [[0.0f32; COLS]; D];
-                for u in 0..D {
-                    b_rows[u] = unsafe { E::load8(b.add((row + u as u32 * lanes) as usize * n as usize + col as usize)) };
+        let first = split * k_chunk;
+        // Steps of STEP neighbouring rows of B per k-lane: every load of a
+        // step is issued before any is used, and this lane's values of
+        // each row of A are neighbours too, loaded like a row of B. That needs B
+        // and A rows that start 16-byte aligned (N and K multiples of 8).
+        let step = lanes * STEP as u32;
+        let mut base = first;
+        if whole && k % COLS as u32 == 0 {
+            while base + step <= end {
+                let row = base + lane * STEP as u32;
+                let mut b_rows = [[0.0f32; COLS]; STEP];
+                for u in 0..STEP {
+                    b_rows[u] = unsafe { E::load8(b.add((row + u as u32) as usize * n as usize + col as usize)) };
                 }
-                unsafe { multiply_add(&mut acc, a, (k, row0, rows_of_a), (row, lanes), &b_rows) };
-                row += D as u32 * lanes;
+                unsafe { multiply_add_step(&mut acc, a, (k, row0, rows_of_a), row, &b_rows) };
+                base += step;
             }
         }
+        // What is left (the end of K, or every row when rows are not
+        // aligned): one row at a time, every `lanes`-th from the lane's own.
+        let mut row = base + lane;
         while row < end {
             let b_rows = [unsafe { b_row(b, n, row, col, whole) }];
-            unsafe { multiply_add(&mut acc, a, (k, row0, rows_of_a), (row, lanes), &b_rows) };
+            unsafe { multiply_add(&mut acc, a, (k, row0, rows_of_a), row, &b_rows) };
             row += lanes;
         }
     }
@@ -268,56 +299,76 @@ unsafe fn store_row(out: *mut f32, n: u32, (row, col): (u32, u32), sums: &[f32; 
 /// bf16 A and B, one row of A per block (M = 1, decoding).
 #[kernel]
 pub unsafe fn skinny_bf16_m1(m: u32, n: u32, k: u32, a: *const u16, b: *const u16, partial: *mut f32, k_chunk: u32) {
-    unsafe { partial_product::<u16, 1, 8>((m, n, k), a, b, partial, k_chunk) }
+    unsafe { partial_product::<u16, 1>((m, n, k), a, b, partial, k_chunk) }
 }
 
 /// bf16 A and B, up to 8 rows of A per block.
 #[kernel]
 pub unsafe fn skinny_bf16_m8(m: u32, n: u32, k: u32, a: *const u16, b: *const u16, partial: *mut f32, k_chunk: u32) {
-    unsafe { partial_product::<u16, 8, 8>((m, n, k), a, b, partial, k_chunk) }
+    unsafe { partial_product::<u16, 8>((m, n, k), a, b, partial, k_chunk) }
 }
 
 /// bf16 A and B, up to 16 rows of A per block.
 #[kernel]
 pub unsafe fn skinny_bf16_m16(m: u32, n: u32, k: u32, a: *const u16, b: *const u16, partial: *mut f32, k_chunk: u32) {
-    unsafe { partial_product::<u16, 16, 4>((m, n, k), a, b, partial, k_chunk) }
+    unsafe { partial_product::<u16, 16>((m, n, k), a, b, partial, k_chunk) }
 }
 
 /// fp32 A and B, one row of A per block.
 #[kernel]
 pub unsafe fn skinny_f32_m1(m: u32, n: u32, k: u32, a: *const f32, b: *const f32, partial: *mut f32, k_chunk: u32) {
-    unsafe { partial_product::<f32, 1, 8>((m, n, k), a, b, partial, k_chunk) }
+    unsafe { partial_product::<f32, 1>((m, n, k), a, b, partial, k_chunk) }
 }
 
 /// fp32 A and B, up to 8 rows of A per block.
 #[kernel]
 pub unsafe fn skinny_f32_m8(m: u32, n: u32, k: u32, a: *const f32, b: *const f32, partial: *mut f32, k_chunk: u32) {
-    unsafe { partial_product::<f32, 8, 8>((m, n, k), a, b, partial, k_chunk) }
+    unsafe { partial_product::<f32, 8>((m, n, k), a, b, partial, k_chunk) }
 }
 
 /// fp32 A and B, up to 16 rows of A per block.
 #[kernel]
 pub unsafe fn skinny_f32_m16(m: u32, n: u32, k: u32, a: *const f32, b: *const f32, partial: *mut f32, k_chunk: u32) {
-    unsafe { partial_product::<f32, 16, 4>((m, n, k), a, b, partial, k_chunk) }
+    unsafe { partial_product::<f32, 16>((m, n, k), a, b, partial, k_chunk) }
 }
 
-/// Threads per block of [`skinny_reduce`].
-pub const REDUCE_THREADS: u32 = 256;
+/// Elements of C per block of [`skinny_reduce`] (x), and the split lanes
+/// that share each element's partial sums (y).
+pub const REDUCE_BLOCK: (u32, u32) = (32, 8);
 
-/// `c[i] = alpha · Σ_s partial[s·len + i] + beta · c[i]` for `i < len`,
-/// the splits added in order (so the result does not depend on which
-/// block finished first); C is not read when beta is 0.
+/// `c[i] = alpha · Σ_s partial[s·len + i] + beta · c[i]` for `i < len`;
+/// C is not read when beta is 0.
+///
+/// With a deep K split hundreds of ways, one thread per element adding
+/// its partials one after another would wait on hundreds of loads in a
+/// row. So 8 threads share each element: lane y adds splits y, y + 8, …
+/// in order, then lane 0 adds the 8 lane sums in order. The order is
+/// fixed, so the same partials give the same bits on every run, whichever
+/// block of the product finished first.
 #[kernel]
 pub unsafe fn skinny_reduce(len: u32, splits: u32, partial: *const f32, alpha: f32, beta: f32, c: *mut f32) {
-    let i = gpu::global_x();
+    let (x, lane) = (gpu::thread_idx().x, gpu::thread_idx().y);
+    let (width, lanes) = REDUCE_BLOCK;
+    let i = gpu::block_idx().x * width + x;
+    let mut sum = 0.0f32;
     if i < len {
-        let mut sum = 0.0f32;
-        for s in 0..splits {
+        let mut s = lane;
+        while s < splits {
             sum += unsafe { gpu::load(partial.add(s as usize * len as usize + i as usize)) };
+            s += lanes;
+        }
+    }
+    let shared = gpu::dynamic_shared::<f32>();
+    unsafe { gpu::store(shared.add((lane * width + x) as usize), sum) };
+    gpu::sync_threads();
+    if lane == 0 && i < len {
+        let mut total = 0.0f32;
+        for l in 0..lanes {
+            total += unsafe { gpu::load(shared.add((l * width + x) as usize)) };
         }
         let out = unsafe { c.add(i as usize) };
         let old = if beta == 0.0 { 0.0 } else { beta * unsafe { gpu::load(out) } };
-        unsafe { gpu::store(out, alpha * sum + old) };
+        unsafe { gpu::store(out, alpha * total + old) };
     }
 }
 
@@ -365,8 +416,10 @@ impl SkinnyPlan {
         self.splits as u64 * m as u64 * n as u64
     }
 
-    /// Grid and block of [`skinny_reduce`] over `m`×`n` elements.
+    /// Grid, block and shared memory of [`skinny_reduce`] over `m`×`n`
+    /// elements.
     pub const fn reduce_launch(m: u32, n: u32) -> LaunchShape {
-        LaunchShape::linear((m * n).div_ceil(REDUCE_THREADS), REDUCE_THREADS, 0)
+        let (width, lanes) = REDUCE_BLOCK;
+        LaunchShape { grid: Dim3::new((m * n).div_ceil(width), 1, 1), block: Dim3::new(width, lanes, 1), shared_bytes: width * lanes * 4 }
     }
 }

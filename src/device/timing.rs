@@ -72,7 +72,13 @@ impl Gpu {
     }
 
     /// Times `work`, running `before` ahead of each run, outside the events.
-    fn time_each(&self, warmup: u32, reps: u32, before: &mut dyn FnMut() -> Result<()>, mut work: impl FnMut() -> Result<()>) -> Result<Timing> {
+    fn time_each(
+        &self,
+        warmup: u32,
+        reps: u32,
+        before: &mut dyn FnMut() -> Result<()>,
+        mut work: impl FnMut() -> Result<()>,
+    ) -> Result<Timing> {
         for _ in 0..warmup {
             before()?;
             work()?;

@@ -39,7 +39,7 @@ pub const TILED_TF32X3_EFFICIENCY: f64 = 0.112;
 pub const TILE: (u32, u32) = (128, 256);
 
 /// Blocks per SM the skinny plan aims for.
-pub const SKINNY_BLOCKS_PER_SM: u32 = 4;
+pub const SKINNY_BLOCKS_PER_SM: u32 = 8;
 
 /// How much of the shorter of memory time and arithmetic time a kernel
 /// fails to hide behind the longer: 0 is perfect overlap, 1 none. Rung 7
@@ -148,17 +148,20 @@ pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tiled_runs: bo
     let roofline = format!("{intensity:.0} FLOP/B vs ridge {:.0}: {bound}", gpu.ridge());
     let skinny_why = format!("skinny, {} K-splits x {} column blocks", plan.splits, n.div_ceil(8 * kernels_gpu::skinny::column_groups(n)));
     if !tiled_runs {
-        return Choice { pick: Pick::Skinny(plan), skinny_seconds, tiled_seconds: None, why: format!("{roofline}; {skinny_why} (no tensor-core rung here)") };
+        return Choice {
+            pick: Pick::Skinny(plan),
+            skinny_seconds,
+            tiled_seconds: None,
+            why: format!("{roofline}; {skinny_why} (no tensor-core rung here)"),
+        };
     }
     let (tiled_seconds, tiles) = tiled_time(dtype, size, gpu);
     let busy = 100.0 * tiles.min(gpu.multiprocessors as u64) as f64 / gpu.multiprocessors as f64;
     let waves = format!("{tiles} tiles on {} SMs ({busy:.0}% busy)", gpu.multiprocessors);
-    let (pick, chosen) = if skinny_seconds < tiled_seconds { (Pick::Skinny(plan), skinny_why) } else { (Pick::Tiled, "tensor-core tiles".to_string()) };
-    let why = format!(
-        "{roofline}; {waves}; predicted skinny {:.0} us, tiled {:.0} us: {chosen}",
-        skinny_seconds * 1e6,
-        tiled_seconds * 1e6
-    );
+    let (pick, chosen) =
+        if skinny_seconds < tiled_seconds { (Pick::Skinny(plan), skinny_why) } else { (Pick::Tiled, "tensor-core tiles".to_string()) };
+    let why =
+        format!("{roofline}; {waves}; predicted skinny {:.0} us, tiled {:.0} us: {chosen}", skinny_seconds * 1e6, tiled_seconds * 1e6);
     Choice { pick, skinny_seconds, tiled_seconds: Some(tiled_seconds), why }
 }
 

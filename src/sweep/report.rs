@@ -88,7 +88,8 @@ pub fn table(title: &str, rows: &[SweepRow], dram_plateau_gbps: Option<f64>) -> 
         "{:<16} {:>6} {:>6} {:>6}  {:>9} {:>9} {:>8}  {:>8} {:>8}  {:<30} picked because",
         "shape", "M", "N", "K", "cuBLAS us", "ours us", "% cuBLAS", "err cuB", "err ours", "kernel"
     );
-    let time = |m: &Option<Measured>| m.as_ref().map_or("-".into(), |m| if m.correct { format!("{:.1}", m.micros) } else { "WRONG".into() });
+    let time =
+        |m: &Option<Measured>| m.as_ref().map_or("-".into(), |m| if m.correct { format!("{:.1}", m.micros) } else { "WRONG".into() });
     let error = |m: &Option<Measured>| m.as_ref().map_or("-".into(), |m| format!("{:.1e}", m.relative_error));
     for r in rows {
         let percent = r.percent().map_or("-".into(), |p| format!("{p:.1}%"));
@@ -126,7 +127,8 @@ pub fn table(title: &str, rows: &[SweepRow], dram_plateau_gbps: Option<f64>) -> 
         None => out.push_str("no shape has both cuBLAS and the ladder timed\n"),
     }
     let _ = writeln!(out, "(GFLOP/s = 2·M·N·K / time; % of cuBLAS = cuBLAS time / our time)");
-    let best = rows.iter().filter_map(|r| r.ours.as_ref().filter(|o| o.correct).map(|o| r.flops() / (o.micros * 1e-6) / 1e9)).fold(0.0, f64::max);
+    let best =
+        rows.iter().filter_map(|r| r.ours.as_ref().filter(|o| o.correct).map(|o| r.flops() / (o.micros * 1e-6) / 1e9)).fold(0.0, f64::max);
     if best > 0.0 {
         let _ = writeln!(out, "fastest shape: {best:.0} GFLOP/s");
     }
@@ -172,7 +174,9 @@ pub fn svg(title: &str, rows: &[SweepRow]) -> String {
             }),
         })
         .collect();
-    let summary = summary(rows).map_or(String::new(), |(mean, worst)| format!(" (geomean {mean:.0}%, worst {} {:.0}%)", worst.shape, worst.percent().unwrap_or(0.0)));
+    let summary = summary(rows).map_or(String::new(), |(mean, worst)| {
+        format!(" (geomean {mean:.0}%, worst {} {:.0}%)", worst.shape, worst.percent().unwrap_or(0.0))
+    });
     let references = [Reference { label: "cuBLAS".into(), value: 100.0, colour: "#d62728" }];
     bar_chart_annotated(&format!("{title}{summary}"), &bars, &references, "% of cuBLAS")
 }

@@ -5,8 +5,8 @@
 //! rounded values in f64, so it measures only what the kernel adds: the
 //! error of fp32 accumulation, not the rounding of the inputs.
 
-use crate::matmul::check::{self, Problem, Reference};
 use crate::matmul::accuracy::Arithmetic;
+use crate::matmul::check::{self, Problem, Reference};
 use half::bf16;
 
 /// One BF16 GEMM `C = A·B`: sizes and the inputs' 16-bit patterns.
