@@ -5,11 +5,11 @@
 //! Without a GPU it prints why and exits successfully, so `cargo test
 //! --all-targets` stays green on machines without one.
 
-use ptx_ladder::matmul::accuracy::Arithmetic;
 use criterion::measurement::{Measurement, ValueFormatter};
 use criterion::{BenchmarkId, Criterion, Throughput};
 use cust::event::{Event, EventFlags};
 use ptx_ladder::device::Gpu;
+use ptx_ladder::matmul::accuracy::Arithmetic;
 use ptx_ladder::matmul::check::verdict;
 use ptx_ladder::matmul::cublas::Cublas;
 use ptx_ladder::matmul::element::{Element, Gemm};

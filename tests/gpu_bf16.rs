@@ -27,6 +27,10 @@ const SHAPES: &[(u32, u32, u32)] = &[
     (2056, 4104, 520),
     // Several tiles per cluster with fewer k-tiles than rung 7 keeps chunks.
     (2056, 4104, 136),
+    // Small M and deep K, for the small-M and auto rungs.
+    (1, 4096, 7),
+    (16, 1032, 4104),
+    (64, 64, 65536),
 ];
 
 #[test]
@@ -48,6 +52,7 @@ fn every_bf16_rung_is_correct_on_the_gpu() {
             if rung.skip_reason(gpu.info.compute_capability, shape).is_some() {
                 continue;
             }
+            let expected = expected.for_arithmetic(rung.kernel.arithmetic_at(&gpu, shape));
             let gemm = rung.prepare(&gpu, &buffers).unwrap();
             let (c, _) = measure(&gpu, &mut buffers, gemm.as_ref(), &expected, Some(1), 0)
                 .unwrap_or_else(|e| panic!("rung {} at {shape:?}: {e}", rung.id));

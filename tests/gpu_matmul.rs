@@ -58,3 +58,33 @@ fn every_other_kernel_of_the_module_is_correct_on_the_gpu() {
     check_all(&gpu, &kernels, (255, 257, 129), 1.0, 0.0);
     check_all(&gpu, &kernels, (4097, 1023, 513), 1.0, 0.5);
 }
+
+/// The small-M rung and the "auto" rung at the shapes they are for
+/// (M = 1..16, deep K) and at odd ones, with alpha and beta.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn the_small_m_and_auto_rungs_are_correct_on_the_gpu() {
+    let gpu = Gpu::open().expect("a CUDA GPU");
+    let ladder = sgemm::ladder(&CONFIGS[0].kernel).select("13,auto").unwrap();
+    for &(shape, alpha, beta) in &[
+        ((1, 1, 1), 1.0, 0.0),
+        ((1, 4096, 7), 1.0, 0.0),
+        ((8, 1000, 8), 0.5, 2.0),
+        ((16, 4104, 4097), 1.0, 0.0),
+        ((17, 33, 9), -1.0, 0.5),
+        ((64, 64, 65536), 1.0, 0.0),
+        ((255, 257, 129), 1.0, 0.0),
+    ] {
+        let problem = Problem::random(shape, alpha, beta, shape.1 as u64 + 3);
+        let expected = reference(&problem, reference_rows(shape.0, shape.1, shape.2, 3));
+        let mut buffers = Buffers::<f32>::upload(&gpu, &problem).unwrap();
+        for rung in &ladder.rungs {
+            let expected = expected.for_arithmetic(rung.kernel.arithmetic_at(&gpu, shape));
+            let gemm = rung.prepare(&gpu, &buffers).unwrap();
+            let (c, _) = measure(&gpu, &mut buffers, gemm.as_ref(), &expected, Some(1), 0)
+                .unwrap_or_else(|e| panic!("rung {} at {shape:?}: {e}", rung.id));
+            let v = verdict(&expected, &c);
+            assert!(v.passed(), "rung {} at {shape:?} (alpha {alpha}, beta {beta}): {}", rung.id, v.describe());
+        }
+    }
+}

@@ -3,7 +3,7 @@
 # tools/bundle-gpu-tests.sh filled gpu-bundle/. Every step runs even if an
 # earlier one fails; logs and artefacts go to $OUT (or ./gpu-out).
 #   tools/gpu-check.sh [steps...]
-#   steps: info vecadd tests labs memory tune matmul bf16 large bench sanitize sanitize-bf16 ptxas profile
+#   steps: info vecadd tests labs memory tune matmul bf16 sweep large bench sanitize sanitize-bf16 ptxas profile
 OUT=${OUT:-gpu-out}
 mkdir -p "$OUT"
 B=gpu-bundle
@@ -39,6 +39,10 @@ tests)
 tune)
     step "ptx-ladder matmul --tune (4096)"
     $B/ptx-ladder matmul --tune --tune-file "$OUT/autotune.json" --json "$OUT/matmul.json" --svg "$OUT/matmul.svg" ;;
+sweep)
+    step "ptx-ladder sweep (bf16, then f32), weights read from DRAM"
+    $B/ptx-ladder sweep --dtype bf16 --json "$OUT/sweep-bf16.json" --svg "$OUT/sweep-bf16.svg"
+    $B/ptx-ladder sweep --dtype f32 --json "$OUT/sweep-f32.json" --svg "$OUT/sweep-f32.svg" ;;
 matmul)
     step "ptx-ladder matmul (4096)"
     $B/ptx-ladder matmul --tune-file "$OUT/autotune.json" --json "$OUT/matmul.json" --svg "$OUT/matmul.svg" ;;

@@ -48,6 +48,9 @@ pub enum Command {
     Vecadd(VecaddArgs),
     /// The SGEMM ladder: every rung checked and timed against cuBLAS
     Matmul(MatmulArgs),
+    /// A model's shapes (Llama-3-8B's projections, squares, deep K): the "auto" rung against cuBLAS,
+    /// weights read from DRAM
+    Sweep(SweepArgs),
     /// Which threads of a block form each warp (checked on the GPU when there is one)
     Warps(WarpsArgs),
     /// A warp reading floats at growing strides: 32-byte sectors per request
@@ -203,6 +206,51 @@ pub struct MatmulArgs {
     /// Leave out the CPU row (the same GEMM on all CPU cores with the `gemm` crate)
     #[arg(long)]
     pub no_cpu: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct SweepArgs {
+    /// Element type: bf16 (bf16 inputs, fp32 accumulation, against cuBLAS BF16) or f32 (against
+    /// cuBLAS SGEMM)
+    #[arg(long, value_enum, default_value_t = SweepType::Bf16)]
+    pub dtype: SweepType,
+    /// A file of shapes, one per line as M,N,K or name,M,N,K (# starts a comment); without it,
+    /// the built-in suite: Llama-3-8B's qkv, o, gate_up and down at M = 1, 16, 128, 1024 and 8192,
+    /// the squares 4096 and 8192, and 64x64x65536
+    #[arg(long, value_name = "PATH")]
+    pub suite: Option<PathBuf>,
+    /// Rungs to time beside "auto" on every shape, like 7 or 4,8 (the --dtype ladder's ids)
+    #[arg(long, value_name = "LIST")]
+    pub rungs: Option<String>,
+    /// Time with the inputs left in L2 by the previous run (as a benchmark loop does) instead of
+    /// flushing L2 before every run (as a model reads its weights)
+    #[arg(long)]
+    pub hot: bool,
+    /// Timed runs per GEMM (1 to 100000); when left out, enough runs for about a second, at least 5
+    /// and at most 10000
+    #[arg(long, value_name = "R", value_parser = number::<u32>(1, 100_000))]
+    pub reps: Option<u32>,
+    /// Untimed runs before timing each GEMM (0 to 1000)
+    #[arg(long, value_name = "W", default_value = "3", value_parser = number::<u32>(0, 1000))]
+    pub warmup: u32,
+    /// Seed of the random inputs (any whole number 0 to 2^64-1)
+    #[arg(long, value_name = "S", default_value = "2026", value_parser = number::<u64>(0, u64::MAX))]
+    pub seed: u64,
+    /// Also write the rows as JSON to this file (its folder must exist)
+    #[arg(long, value_name = "PATH")]
+    pub json: Option<PathBuf>,
+    /// Also write a bar chart of % of cuBLAS per shape to this file (its folder must exist)
+    #[arg(long, value_name = "PATH")]
+    pub svg: Option<PathBuf>,
+}
+
+/// `sweep --dtype`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SweepType {
+    /// fp32 inputs and output, against cuBLAS SGEMM
+    F32,
+    /// bf16 inputs, fp32 accumulation and output, against cuBLAS BF16
+    Bf16,
 }
 
 /// `--dtype`: the element type of the ladder to run.

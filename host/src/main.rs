@@ -69,6 +69,7 @@ fn run(command: Command) -> Result<(), Failure> {
         Command::Info(args) => commands::info::run(args),
         Command::Vecadd(args) => commands::vecadd::run(args),
         Command::Matmul(args) => commands::matmul::run(args),
+        Command::Sweep(args) => commands::sweep::run(args),
         Command::Warps(args) => commands::labs::warps_command(args),
         Command::Coalesce(args) => commands::labs::coalesce_command(args),
         Command::Banks(args) => commands::labs::banks_command(args),

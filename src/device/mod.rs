@@ -8,7 +8,7 @@ mod timing;
 
 pub use info::DeviceInfo;
 pub use launch::{KernelResources, Param, Params, PtxModule, pointer};
-pub use timing::{L2Flush, Timing};
+pub use timing::Timing;
 
 use crate::error::{Context as _, Error, Result};
 use cust::context::Context;
@@ -29,6 +29,8 @@ pub struct Gpu {
     /// The sm_90a module, loaded on first use (see [`Gpu::hopper_module`]).
     hopper: std::sync::OnceLock<std::result::Result<Module, String>>,
     stream: Stream,
+    /// Set by [`Gpu::flush_l2_between_runs`].
+    l2_flush: std::sync::Mutex<Option<timing::L2Flush>>,
     _context: Context,
     pub info: DeviceInfo,
 }
@@ -56,7 +58,7 @@ impl Gpu {
             ))
         })?;
         let stream = Stream::new(StreamFlags::NON_BLOCKING, None).context("creating a CUDA stream")?;
-        Ok(Gpu { module, hopper: std::sync::OnceLock::new(), stream, _context: context, info })
+        Ok(Gpu { module, hopper: std::sync::OnceLock::new(), stream, l2_flush: std::sync::Mutex::new(None), _context: context, info })
     }
 
     pub fn stream(&self) -> &Stream {

@@ -3,9 +3,10 @@
 //!
 //! A GEMM timed over and over on the same buffers finds its inputs in L2
 //! after the first run, when they fit (the H200's L2 holds 60 MB). A
-//! model's weights do not stay there between layers, so [`Gpu::time_cold`]
-//! overwrites a buffer twice the size of L2 before each run, outside the
-//! timed region, and every run reads its inputs from DRAM.
+//! model's weights do not stay there between layers, so after
+//! [`Gpu::flush_l2_between_runs`] the timing overwrites a buffer twice the
+//! size of L2 before each run, outside the timed region, and every run
+//! reads its inputs from DRAM.
 
 use super::Gpu;
 use crate::error::{Context as _, Result};
@@ -39,46 +40,40 @@ impl Timing {
 }
 
 /// A buffer twice the size of L2: writing it evicts whatever L2 held.
-pub struct L2Flush {
+pub(crate) struct L2Flush {
     buffer: DeviceBuffer<u32>,
 }
 
 impl L2Flush {
     /// Allocates twice `gpu`'s L2 (at least 8 MB).
-    pub fn new(gpu: &Gpu) -> Result<L2Flush> {
+    fn new(gpu: &Gpu) -> Result<L2Flush> {
         let words = (2 * gpu.info.l2_bytes as usize).max(8 << 20) / 4;
         let buffer = unsafe { DeviceBuffer::uninitialized(words) }.context("allocating the L2 flush buffer")?;
         Ok(L2Flush { buffer })
     }
 
     /// Enqueues the overwrite on `gpu`'s stream.
-    pub fn enqueue(&mut self, gpu: &Gpu) -> Result<()> {
+    fn enqueue(&mut self, gpu: &Gpu) -> Result<()> {
         unsafe { self.buffer.set_32_async(0, gpu.stream()) }.context("flushing L2")
     }
 }
 
 impl Gpu {
+    /// From now on, [`Gpu::time`] overwrites a buffer twice the size of L2
+    /// before every run (outside the timed region), so each run reads its
+    /// inputs from DRAM; `false` goes back to timing runs back to back.
+    pub fn flush_l2_between_runs(&self, flush: bool) -> Result<()> {
+        let mut slot = self.l2_flush.lock().unwrap_or_else(|e| e.into_inner());
+        *slot = if flush { Some(L2Flush::new(self)?) } else { None };
+        Ok(())
+    }
+
     /// Runs `work` `warmup` times untimed, then `reps` times each between
     /// two events, and returns the median. `work` must only enqueue GPU work
     /// on [`Gpu::stream`].
-    pub fn time(&self, warmup: u32, reps: u32, work: impl FnMut() -> Result<()>) -> Result<Timing> {
-        self.time_each(warmup, reps, &mut || Ok(()), work)
-    }
-
-    /// [`Gpu::time`] with L2 flushed before every run (untimed), so the
-    /// inputs come from DRAM each time, as a model's weights do.
-    pub fn time_cold(&self, warmup: u32, reps: u32, flush: &mut L2Flush, work: impl FnMut() -> Result<()>) -> Result<Timing> {
-        self.time_each(warmup, reps, &mut || flush.enqueue(self), work)
-    }
-
-    /// Times `work`, running `before` ahead of each run, outside the events.
-    fn time_each(
-        &self,
-        warmup: u32,
-        reps: u32,
-        before: &mut dyn FnMut() -> Result<()>,
-        mut work: impl FnMut() -> Result<()>,
-    ) -> Result<Timing> {
+    pub fn time(&self, warmup: u32, reps: u32, mut work: impl FnMut() -> Result<()>) -> Result<Timing> {
+        let mut flush = self.l2_flush.lock().unwrap_or_else(|e| e.into_inner());
+        let mut before = || flush.as_mut().map_or(Ok(()), |f| f.enqueue(self));
         for _ in 0..warmup {
             before()?;
             work()?;

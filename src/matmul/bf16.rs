@@ -15,6 +15,7 @@ use super::cublas::Cublas;
 use super::dtype::Dtype;
 use super::element::{Args, Element, Gemm, Inputs, Library};
 use super::rung::{Ladder, Rung, RungKernel};
+use super::skinny::{AutoRung, SkinnyRung};
 use crate::device::{Gpu, PtxModule, pointer};
 use crate::error::Result;
 use half::bf16;
@@ -99,6 +100,8 @@ pub fn ladder() -> Ladder<bf16> {
         rung("5", "epilogue by TMA stores", &wgmma_bf16_store::TMA_STORE),
         rung("6", "clusters of 2, multicast B", &wgmma_bf16_cluster::CLUSTERED),
         rung("7", "half epilogue behind wgmma", &wgmma_bf16_deferred::DEFERRED),
+        rung("8", "small M: stream B, split K", &SkinnyRung),
+        rung("auto", "auto: picked per shape", &AutoRung),
     ];
     Ladder { rungs, others: Vec::new(), note: String::new() }
 }
@@ -138,7 +141,8 @@ mod tests {
         assert_eq!(ids("1-3"), ["1", "2", "3"]);
         assert_eq!(ids("bf16_mma_sync"), ["1"]);
         assert_eq!(ids("bf16_wgmma_persistent,2"), ["2", "4"]);
-        assert_eq!(ids("all").len(), 7);
+        assert_eq!(ids("all").len(), 9);
+        assert_eq!(ids("auto"), ["auto"]);
     }
 
     /// The error lists this ladder's rungs and examples, none of the
@@ -148,7 +152,7 @@ mod tests {
         let err = ladder().select("12").err().unwrap();
         assert_eq!(
             err.message(),
-            "--rungs: no rung '12' (the BF16 ladder's rungs are 1, 2, 3, 4, 5, 6, 7; ranges like 1-4, lists like 1,4,7, \
+            "--rungs: no rung '12' (the BF16 ladder's rungs are 1, 2, 3, 4, 5, 6, 7, 8, auto; ranges like 1-4, lists like 1,5,auto, \
              kernel names (like bf16_mma_sync) and all work)"
         );
     }

@@ -10,7 +10,6 @@ use super::element::{Element, Gemm};
 use super::rung::{Ladder, Rung};
 use crate::device::{Gpu, KernelResources, PtxModule, Timing};
 use crate::error::{Error, Result};
-use kernels_gpu::launch::LaunchShape;
 
 /// Largest matrix, in elements: kernels index with 32-bit integers.
 pub const MAX_ELEMENTS: u64 = i32::MAX as u64;
@@ -109,6 +108,9 @@ pub struct Row {
     /// Why the rung did not run here (it needs a newer GPU or another
     /// shape); such a row is neither timed nor checked, and not a failure.
     pub skipped: Option<String>,
+    /// Why the rung ran what it ran (the "auto" rung's pick), for a line
+    /// under the table.
+    pub note: Option<String>,
 }
 
 impl Row {
@@ -126,6 +128,7 @@ impl Row {
             blocks_per_sm: None,
             occupancy: None,
             skipped: None,
+            note: None,
         }
     }
 
@@ -134,12 +137,13 @@ impl Row {
     pub fn rung<E: Element>(
         gpu: &Gpu,
         rung: &Rung<E>,
-        shape: LaunchShape,
+        size: (u32, u32, u32),
         verdict: Verdict,
         timing: Option<Timing>,
         flops: f64,
     ) -> Result<Row> {
-        let (module, kernel) = (rung.kernel.module(), rung.kernel.name());
+        let shape = rung.kernel.shape(gpu, size);
+        let (module, kernel) = rung.kernel.entry(gpu, size);
         let blocks = gpu.resident_blocks_in(module, kernel, shape)?;
         let warps_per_block = shape.block.volume().div_ceil(gpu.info.warp_size as u64) as f64;
         Ok(Row {
@@ -154,6 +158,7 @@ impl Row {
             blocks_per_sm: Some(blocks),
             occupancy: Some(blocks as f64 * warps_per_block / gpu.info.max_warps_per_multiprocessor() as f64),
             skipped: None,
+            note: rung.kernel.explain(gpu, size),
         })
     }
 
@@ -171,6 +176,7 @@ impl Row {
             blocks_per_sm: None,
             occupancy: None,
             skipped: Some(why),
+            note: None,
         }
     }
 
@@ -250,10 +256,9 @@ pub fn run<E: Element>(
         }
         progress(&crate::progress::step(i, total, &what));
         let gemm = rung.prepare(gpu, buffers)?;
-        let reference = reference.for_arithmetic(rung.kernel.arithmetic());
+        let reference = reference.for_arithmetic(rung.kernel.arithmetic_at(gpu, size));
         let (c, timing) = measure(gpu, buffers, gemm.as_ref(), &reference, options.reps, options.warmup)?;
-        let shape = rung.kernel.shape(gpu, size);
-        rows.push(Row::rung(gpu, rung, shape, verdict(&reference, &c), timing, flops)?);
+        rows.push(Row::rung(gpu, rung, size, verdict(&reference, &c), timing, flops)?);
     }
     Ok(Report {
         dtype: E::DTYPE,

@@ -110,6 +110,11 @@ pub fn table(report: &Report) -> String {
     if !report.autotune_note.is_empty() {
         let _ = writeln!(out, "rung 8: {}", report.autotune_note);
     }
+    for row in report.rows.iter().filter(|r| r.skipped.is_none()) {
+        if let Some(note) = &row.note {
+            let _ = writeln!(out, "rung {}: {note}", row.id);
+        }
+    }
     for row in report.references.iter().filter(|r| r.wrong()) {
         let _ = writeln!(out, "{} is WRONG: {}", row.title, row.verdict.describe());
     }
@@ -148,6 +153,7 @@ struct JsonRow<'a> {
     occupancy: Option<f64>,
     /// Why the rung did not run here (`null` when it ran).
     skipped: Option<&'a str>,
+    note: Option<&'a str>,
 }
 
 /// The CPU row, in the table's columns, and the bargain: the GPU's best
@@ -208,6 +214,7 @@ impl<'a> JsonRow<'a> {
             blocks_per_sm: row.blocks_per_sm,
             occupancy: row.occupancy,
             skipped: row.skipped.as_deref(),
+            note: row.note.as_deref(),
         }
     }
 }
@@ -301,6 +308,7 @@ mod tests {
             blocks_per_sm: None,
             occupancy: None,
             skipped: None,
+            note: None,
         }
     }
 

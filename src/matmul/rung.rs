@@ -7,8 +7,8 @@
 //! plain kernel needs nothing). A rung that cannot run here is listed as
 //! skipped with the reason, not as a failure.
 
-use super::buffers::Buffers;
 use super::accuracy::Arithmetic;
+use super::buffers::Buffers;
 use super::element::{Element, Gemm};
 use crate::device::{Gpu, PtxModule};
 use crate::error::{Error, Result};
@@ -26,6 +26,23 @@ pub trait RungKernel<E: Element> {
     /// What the kernel computes in, for its error bound.
     fn arithmetic(&self) -> Arithmetic {
         E::ARITHMETIC
+    }
+
+    /// What a launch at `size` computes in: [`RungKernel::arithmetic`],
+    /// unless the rung picks a kernel per shape.
+    fn arithmetic_at(&self, _gpu: &Gpu, _size: (u32, u32, u32)) -> Arithmetic {
+        self.arithmetic()
+    }
+
+    /// The module and `.entry` a launch at `size` runs: the rung's own
+    /// kernel, unless it picks one per shape.
+    fn entry(&self, _gpu: &Gpu, _size: (u32, u32, u32)) -> (PtxModule, &'static str) {
+        (self.module(), self.name())
+    }
+
+    /// Why the rung runs what it does at `size`, for the table's notes.
+    fn explain(&self, _gpu: &Gpu, _size: (u32, u32, u32)) -> Option<String> {
+        None
     }
 
     /// Why the kernel cannot take an `m`×`n`×`k` problem, or None.

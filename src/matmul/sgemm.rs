@@ -1,13 +1,14 @@
 //! The SGEMM ladder: fp32 throughout, against cuBLAS's SGEMM, with
 //! cuBLAS on the TF32 tensor cores shown for reference.
 
+use super::accuracy::Arithmetic;
 use super::buffers::Buffers;
 use super::check::{self, Problem, Reference};
 use super::cublas::Cublas;
-use super::accuracy::Arithmetic;
 use super::dtype::Dtype;
 use super::element::{Args, Element, Gemm, Inputs, Library};
 use super::rung::{Ladder, Rung, RungKernel};
+use super::skinny::{AutoRung, SkinnyRung};
 use crate::device::{Gpu, PtxModule, pointer};
 use crate::error::{Error, Result};
 use kernels_gpu::launch::LaunchShape;
@@ -117,6 +118,8 @@ pub fn ladder(autotuned: &'static GemmKernel) -> Ladder<f32> {
         rung("10", "async copies, 4 stages", &k::r10_async_pipeline::KERNEL),
         rung("11", "tensor cores, 3xTF32", &k::r11_tensor_cores::KERNEL),
         rung("12", "3xTF32 on wgmma + TMA", &kernels_gpu::hopper::tf32x3::KERNEL),
+        rung("13", "small M: stream B, split K", &SkinnyRung),
+        rung("auto", "auto: picked per shape", &AutoRung),
     ];
     let on_ladder: Vec<&str> = rungs.iter().map(|r| r.kernel.name()).collect();
     let others = KERNELS.iter().filter(|k| !on_ladder.contains(&k.name())).map(|k| k as &'static dyn RungKernel<f32>).collect();
@@ -150,18 +153,20 @@ mod tests {
     #[test]
     fn ladder_has_every_rung_once_with_distinct_kernels() {
         let all = ladder(&CONFIGS[0].kernel);
-        assert_eq!(all.rungs.len(), 13);
+        assert_eq!(all.rungs.len(), 15);
         let mut names: Vec<&str> = all.rungs.iter().map(|r| r.kernel.name()).collect();
         names.sort();
         names.dedup();
-        assert_eq!(names.len(), 13);
+        assert_eq!(names.len(), 15);
         // Rung 12 is the only one of the sm_90a module.
         let hopper: Vec<&str> = all.rungs.iter().filter(|r| r.kernel.module() == PtxModule::Sm90a).map(|r| r.id).collect();
         assert_eq!(hopper, ["12"]);
-        // Every rung of the portable module is a plain kernel of KERNELS.
+        // Every rung of the portable module but the skinny and auto rungs
+        // is a plain kernel of KERNELS.
         let plain: Vec<&str> = plain_kernels(&CONFIGS[0].kernel).iter().map(|(id, _)| *id).collect();
         let portable: Vec<&str> = all.rungs.iter().filter(|r| r.kernel.module() == PtxModule::Portable).map(|r| r.id).collect();
-        assert_eq!(plain, portable);
+        assert_eq!(plain, portable[..portable.len() - 2]);
+        assert_eq!(portable[portable.len() - 2..], ["13", "auto"]);
         // Every kernel of the module is a rung or can be named.
         assert_eq!(all.others.len() + 12, KERNELS.len());
     }
@@ -178,7 +183,8 @@ mod tests {
         assert_eq!(ids("1-10").len(), 11);
         assert_eq!(ids("11-12"), ["11", "12"]);
         assert_eq!(ids("tf32x3_wgmma"), ["12"]);
-        assert_eq!(ids("all").len(), 13);
+        assert_eq!(ids("all").len(), 15);
+        assert_eq!(ids("auto,13"), ["13", "auto"]);
     }
 
     #[test]
@@ -191,11 +197,11 @@ mod tests {
 
     #[test]
     fn bad_selections_say_what_exists() {
-        for bad in ["13", "x", "5-3", "", "7c"] {
+        for bad in ["14", "x", "5-3", "", "7c"] {
             let err = ladder(&CONFIGS[0].kernel).select(bad).err().expect(bad);
             assert!(err.message().starts_with("--rungs:"), "{err}");
-            assert!(err.message().contains("the SGEMM ladder's rungs are 1, 2, 3, 4, 5, 6, 7a, 7b, 8, 9, 10, 11, 12;"), "{err}");
-            assert!(err.message().contains("lists like 1,7a,12") && err.message().contains("like sgemm_naive"), "{err}");
+            assert!(err.message().contains("the SGEMM ladder's rungs are 1, 2, 3, 4, 5, 6, 7a, 7b, 8, 9, 10, 11, 12, 13, auto;"), "{err}");
+            assert!(err.message().contains("lists like 1,7b,auto") && err.message().contains("like sgemm_naive"), "{err}");
         }
     }
 }

@@ -3,8 +3,11 @@
 //!
 //! - [`suite`]: the shapes (built in, or from a file) and the roofline
 //!   that says what bounds each;
+//! - [`run`]: cuBLAS and the "auto" rung on every shape, weights read
+//!   from DRAM;
 //! - [`report`]: one row per shape, the geometric mean and the worst
 //!   shape, as a table, JSON and a picture.
 
 pub mod report;
+pub mod run;
 pub mod suite;

@@ -36,6 +36,8 @@ pub struct SweepRow {
     pub memory_bound: bool,
     /// Bytes of B (the weights), read once per run.
     pub weight_bytes: f64,
+    /// Other rungs asked for, by id.
+    pub others: Vec<(String, Measured)>,
 }
 
 impl SweepRow {
@@ -50,6 +52,7 @@ impl SweepRow {
             why: String::new(),
             memory_bound,
             weight_bytes,
+            others: Vec::new(),
         }
     }
 
@@ -113,6 +116,14 @@ pub fn table(title: &str, rows: &[SweepRow], dram_plateau_gbps: Option<f64>) -> 
             error(&r.ours),
             kernel
         );
+        for (id, other) in &r.others {
+            let of = r
+                .cublas
+                .as_ref()
+                .filter(|c| c.correct && other.correct)
+                .map_or(String::new(), |c| format!(", {:.1}% of cuBLAS", 100.0 * c.micros / other.micros));
+            let _ = writeln!(out, "{:<16} rung {id} ({}): {}{of}", "", other.kernel, time(&Some(other.clone())));
+        }
     }
     match summary(rows) {
         Some((mean, worst)) => {

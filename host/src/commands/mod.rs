@@ -5,6 +5,7 @@ pub mod labs;
 pub mod matmul;
 pub mod memory;
 pub mod pitfalls;
+pub mod sweep;
 pub mod vecadd;
 
 use crate::Failure;

@@ -1,0 +1,82 @@
+//! Runs a suite on the GPU: for every shape, cuBLAS and the "auto" rung
+//! (and any other rungs asked for) on the same inputs, each checked
+//! against the f64 reference and timed with L2 flushed before every run,
+//! as a model reads its weights.
+
+use super::report::{Measured, SweepRow};
+use super::suite::{Roofline, Shape};
+use crate::device::Gpu;
+use crate::error::Result;
+use crate::matmul::auto::Machine;
+use crate::matmul::ladder::{self, Options, Row};
+use crate::matmul::skinny::SkinnyElement;
+
+/// How to run a sweep.
+#[derive(Clone, Debug)]
+pub struct SweepOptions {
+    /// Rungs to run beside "auto" (a `--rungs` list), if any.
+    pub rungs: Option<String>,
+    /// Time with L2 as the previous run left it instead of flushing it.
+    pub hot: bool,
+    pub reps: Option<u32>,
+    pub warmup: u32,
+    pub seed: u64,
+}
+
+/// The GPU's roofline for `E`: its tensor-core peak against DRAM.
+pub fn roofline(gpu: &Gpu) -> Roofline {
+    let machine = Machine::of(&gpu.info);
+    Roofline { peak_flops: machine.tensor_flops, dram_bytes: machine.dram_bytes }
+}
+
+/// The memory lab's read kernel over 1 GB: what DRAM gives here, GB/s.
+pub fn dram_plateau(gpu: &Gpu) -> Result<f64> {
+    let set = 1u64 << 30;
+    let points = crate::labs::memory::bandwidth(gpu, &[set], 5, 4 * set, &mut |_| {})?;
+    Ok(points.first().map_or(0.0, |p| p.gbps))
+}
+
+fn measured(row: &Row) -> Option<Measured> {
+    if row.skipped.is_some() {
+        return None;
+    }
+    Some(Measured {
+        kernel: row.kernel.clone(),
+        micros: row.timing.as_ref().map_or(f64::NAN, |t| t.median_ms * 1e3),
+        relative_error: row.verdict.relative_error,
+        correct: row.verdict.passed(),
+    })
+}
+
+/// Every shape of `shapes`, in order; `progress` hears which.
+pub fn run<E: SkinnyElement>(gpu: &Gpu, shapes: &[Shape], options: &SweepOptions, progress: &mut dyn FnMut(&str)) -> Result<Vec<SweepRow>> {
+    let list = match &options.rungs {
+        Some(extra) => format!("auto,{extra}"),
+        None => "auto".to_string(),
+    };
+    let ladder = E::ladder().select(&list)?;
+    gpu.flush_l2_between_runs(!options.hot)?;
+    let roofline = roofline(gpu);
+    let input_bytes = std::mem::size_of::<E::Bits>() as u32;
+    let mut rows = Vec::new();
+    for (i, shape) in shapes.iter().enumerate() {
+        let size = shape.size();
+        progress(&crate::progress::step(i, shapes.len(), &format!("{} ({}x{}x{})", shape.name, size.0, size.1, size.2)));
+        let run_options = Options { size, reps: options.reps, warmup: options.warmup, seed: options.seed };
+        let (mut buffers, reference) = ladder::prepare::<E>(gpu, &run_options, &mut |_| {})?;
+        let report = ladder::run(gpu, &ladder, &mut buffers, &reference, &run_options, &mut |_| {})?;
+        let mut row = SweepRow::new(shape, roofline.memory_bound(shape, input_bytes), shape.weight_bytes(input_bytes));
+        row.cublas = report.cublas.as_ref().ok().and_then(measured);
+        for r in &report.rows {
+            if r.id == "auto" {
+                row.ours = measured(r);
+                row.why = r.note.clone().or_else(|| r.skipped.clone()).unwrap_or_default();
+            } else if let Some(m) = measured(r) {
+                row.others.push((r.id.clone(), m));
+            }
+        }
+        rows.push(row);
+    }
+    gpu.flush_l2_between_runs(false)?;
+    Ok(rows)
+}
