@@ -107,7 +107,7 @@ fn main() {
         Ok(cublas) => gemms.push(("cuBLAS".into(), Box::new(cublas))),
         Err(e) => eprintln!("benches/matmul: no cuBLAS baseline: {e}"),
     }
-    for rung in rungs::in_order(kernels_gpu::matmul::r08_autotuned::CONFIGS[0].kernel) {
+    for rung in rungs::in_order(kernels_gpu::sgemm::r08_autotuned::CONFIGS[0].kernel) {
         gemms.push((format!("{} {}", rung.id, rung.title), Box::new(rung.kernel)));
     }
     for rung in rungs::hopper_in_order() {

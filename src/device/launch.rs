@@ -11,7 +11,7 @@ use crate::error::{Context as _, Error, Result};
 use cust::function::{BlockSize, Function, FunctionAttribute, GridSize};
 use cust::memory::{DeviceBuffer, DeviceCopy, DevicePointer};
 use kernels_gpu::launch::{Kernel, LaunchShape};
-use kernels_gpu::matmul::GemmKernel;
+use kernels_gpu::sgemm::GemmKernel;
 use std::ffi::c_void;
 
 /// A kernel parameter type (as the device crate declares it) and the host
@@ -90,7 +90,7 @@ impl Gpu {
     /// kernels (asked for where it is, so no failed lookup is made: tools
     /// such as compute-sanitizer report those as API errors).
     pub(crate) fn function(&self, name: &str) -> Result<Function<'_>> {
-        if kernels_gpu::hopper::is_hopper_kernel(name) {
+        if kernels_gpu::gemm::hopper::is_hopper_kernel(name) {
             return self.hopper_module()?.get_function(name).context(format_args!("finding kernel {name} in the sm_90a module"));
         }
         self.module().get_function(name).context(format_args!("finding kernel {name} in the PTX module"))

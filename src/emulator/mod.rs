@@ -25,10 +25,10 @@ pub use findings::{BarrierMismatch, Finding, Hazard, OutOfBounds, Race, Report};
 
 use barrier::{Barrier, Broken, Mismatch};
 use bounds::Buffer;
+use kernels_gpu::bf16::Bf16Kernel;
 use kernels_gpu::gpu::emulated::{self, Access, AccessKind, BlockHooks, CopyEvent, ThreadContext};
 use kernels_gpu::launch::{Dim3, LaunchShape};
-use kernels_gpu::matmul::GemmKernel;
-use kernels_gpu::matmul_bf16::Bf16Kernel;
+use kernels_gpu::sgemm::GemmKernel;
 use std::collections::VecDeque;
 use std::panic::Location;
 use std::sync::Mutex;

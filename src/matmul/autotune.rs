@@ -6,8 +6,8 @@ use super::check::{Reference, verdict};
 use super::ladder::{GemmBuffers, measure};
 use crate::device::Gpu;
 use crate::error::{Error, Result};
-use kernels_gpu::matmul::GemmKernel;
-use kernels_gpu::matmul::r08_autotuned::{CONFIGS, Config};
+use kernels_gpu::sgemm::GemmKernel;
+use kernels_gpu::sgemm::r08_autotuned::{CONFIGS, Config};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 

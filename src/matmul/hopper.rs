@@ -9,8 +9,9 @@ use crate::device::hopper::{TmaElement, TmaTile, address, tensor_map};
 use crate::device::{GemmArgs, Gpu, pointer};
 use crate::error::{Error, Result};
 use cust::memory::{DeviceBuffer, DevicePointer};
-use kernels_gpu::hopper::{Entry, HopperKernel, tf32x3, wgmma_bf16_store};
+use kernels_gpu::gemm::hopper::{Entry, HopperKernel, tma_store};
 use kernels_gpu::launch::{Dim3, LaunchShape};
+use kernels_gpu::sgemm::r12_tf32x3_wgmma as tf32x3;
 
 /// The 3xTF32 split of A and B: rows of `pitch` floats (K rounded up to 4).
 struct Split {
@@ -96,7 +97,7 @@ impl HopperGemm {
                 cols: n as u64,
                 pitch: n as u64,
                 box_rows: kernel.tiling.store_rows,
-                box_cols: wgmma_bf16_store::C_BOX_COLS,
+                box_cols: tma_store::C_BOX_COLS,
             };
             maps.push(tensor_map(&c_tile)?);
             stored_c = Some(pointer(c));
@@ -191,12 +192,12 @@ impl HopperGemm {
             block: Dim3::new(tf32x3::SPLIT_THREADS, 1, 1),
             shared_bytes: 0,
         };
-        launch(&tf32x3::TF32X3_SPLIT_ROWS, rows_shape, m, k, a, &split.a_big, &split.a_small)?;
+        launch(&tf32x3::SGEMM_TF32X3_SPLIT_ROWS, rows_shape, m, k, a, &split.a_big, &split.a_small)?;
         let transposed_shape = LaunchShape {
             grid: Dim3::new(n.div_ceil(32), pitch.div_ceil(32), 1),
             block: Dim3::new(32, 8, 1),
             shared_bytes: tf32x3::TRANSPOSE_TILE_FLOATS * 4,
         };
-        launch(&tf32x3::TF32X3_SPLIT_TRANSPOSED, transposed_shape, k, n, b, &split.b_big, &split.b_small)
+        launch(&tf32x3::SGEMM_TF32X3_SPLIT_TRANSPOSED, transposed_shape, k, n, b, &split.b_big, &split.b_small)
     }
 }

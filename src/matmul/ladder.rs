@@ -96,7 +96,7 @@ pub trait Gemm {
     fn run(&self, gpu: &Gpu, args: &GemmArgs) -> Result<()>;
 }
 
-impl Gemm for kernels_gpu::matmul::GemmKernel {
+impl Gemm for kernels_gpu::sgemm::GemmKernel {
     fn run(&self, gpu: &Gpu, args: &GemmArgs) -> Result<()> {
         gpu.sgemm(self, args)
     }

@@ -1,8 +1,8 @@
 //! The ladder's rungs in order, and the `--rungs` selector.
 
 use crate::error::{Error, Result};
-use kernels_gpu::hopper::HopperKernel;
-use kernels_gpu::matmul::{self as k, GemmKernel};
+use kernels_gpu::gemm::hopper::HopperKernel;
+use kernels_gpu::sgemm::{self as k, GemmKernel};
 
 /// One rung: its number on the ladder, a short title and its kernel.
 #[derive(Clone, Copy)]
@@ -40,7 +40,7 @@ pub fn select(all: &[Rung], list: &str) -> Result<Selection> {
     let ids: Vec<&str> = all.iter().map(|r| r.id).chain(hopper.iter().map(|r| r.id)).collect();
     let mut chosen = vec![false; ids.len()];
     for item in list.split(',').map(str::trim) {
-        if let Some(kernel) = kernels_gpu::matmul::KERNELS.iter().find(|k| k.name() == item) {
+        if let Some(kernel) = kernels_gpu::sgemm::KERNELS.iter().find(|k| k.name() == item) {
             match all.iter().position(|r| r.kernel.name() == item) {
                 Some(i) => chosen[i] = true,
                 None => extra.push(Rung { id: "·", title: kernel.name(), kernel: *kernel }),
@@ -72,7 +72,7 @@ pub struct HopperRung {
 
 /// The SGEMM ladder's rungs past the FP32 pipes and `mma.sync`.
 pub fn hopper_in_order() -> Vec<HopperRung> {
-    vec![HopperRung { id: "12", title: "3xTF32 on wgmma + TMA", kernel: kernels_gpu::hopper::tf32x3::KERNEL }]
+    vec![HopperRung { id: "12", title: "3xTF32 on wgmma + TMA", kernel: kernels_gpu::sgemm::r12_tf32x3_wgmma::KERNEL }]
 }
 
 /// The rungs one run measures: the portable module's, then the sm_90a
@@ -157,7 +157,7 @@ mod tests {
         assert_eq!(ids("10,3-5,7B"), ["3", "4", "5", "7b", "10"]);
         assert_eq!(ids("1-10").len(), 11);
         assert_eq!(ids("11-12"), ["11", "12"]);
-        assert_eq!(ids("tf32x3_wgmma"), ["12"]);
+        assert_eq!(ids("sgemm_tf32x3_wgmma"), ["12"]);
     }
 
     #[test]

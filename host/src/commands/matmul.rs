@@ -25,7 +25,7 @@ pub fn run(args: MatmulArgs) -> Result<(), Failure> {
     }
     // Check the rung list and the output paths before starting the GPU.
     let bf16_rungs = bf16::rungs::ladder();
-    let placeholder = rungs::in_order(kernels_gpu::matmul::r08_autotuned::CONFIGS[0].kernel);
+    let placeholder = rungs::in_order(kernels_gpu::sgemm::r08_autotuned::CONFIGS[0].kernel);
     if let Some(list) = &args.rungs {
         let checked = match args.dtype {
             LadderType::F32 => rungs::select(&placeholder, list).map(drop),

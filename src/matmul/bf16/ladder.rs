@@ -10,7 +10,7 @@ use crate::matmul::cublas::Cublas;
 use crate::matmul::dtype::Dtype;
 use crate::matmul::ladder::{Options, Report, Row, preheat, time, validate_size};
 use cust::memory::DeviceBuffer;
-use kernels_gpu::matmul_bf16::Bf16Kernel;
+use kernels_gpu::bf16::Bf16Kernel;
 
 /// The buffers of one BF16 GEMM, as kernel arguments.
 pub struct Bf16Args<'a> {

@@ -13,9 +13,12 @@ use crate::device::Gpu;
 use crate::error::Result;
 use crate::matmul::hopper::{HopperGemm, bf16_shape_problem};
 use crate::matmul::rungs::matching;
-use kernels_gpu::hopper::{HopperKernel, wgmma_bf16, wgmma_bf16_cluster, wgmma_bf16_deferred, wgmma_bf16_store};
+use kernels_gpu::bf16::{self as k, Bf16Kernel};
+use kernels_gpu::bf16::{
+    r02_wgmma_tma, r03_wgmma_specialized, r04_wgmma_persistent, r05_wgmma_tma_store, r06_wgmma_cluster, r07_wgmma_deferred,
+};
+use kernels_gpu::gemm::hopper::HopperKernel;
 use kernels_gpu::launch::LaunchShape;
-use kernels_gpu::matmul_bf16::{self as k, Bf16Kernel};
 
 /// The PTX module a rung's kernel lives in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -134,12 +137,12 @@ macro_rules! hopper_rung {
 pub fn ladder() -> Vec<Bf16Rung> {
     vec![
         Bf16Rung::portable("1", "mma.sync + ldmatrix", k::r01_mma_sync::KERNEL),
-        hopper_rung!("2", "wgmma, TMA, mbarrier ring", wgmma_bf16::PIPELINED),
-        hopper_rung!("3", "warp specialization", wgmma_bf16::SPECIALIZED),
-        hopper_rung!("4", "persistent, grouped tiles", wgmma_bf16::PERSISTENT),
-        hopper_rung!("5", "epilogue by TMA stores", wgmma_bf16_store::TMA_STORE),
-        hopper_rung!("6", "clusters of 2, multicast B", wgmma_bf16_cluster::CLUSTERED),
-        hopper_rung!("7", "half epilogue behind wgmma", wgmma_bf16_deferred::DEFERRED),
+        hopper_rung!("2", "wgmma, TMA, mbarrier ring", r02_wgmma_tma::PIPELINED),
+        hopper_rung!("3", "warp specialization", r03_wgmma_specialized::SPECIALIZED),
+        hopper_rung!("4", "persistent, grouped tiles", r04_wgmma_persistent::PERSISTENT),
+        hopper_rung!("5", "epilogue by TMA stores", r05_wgmma_tma_store::TMA_STORE),
+        hopper_rung!("6", "clusters of 2, multicast B", r06_wgmma_cluster::CLUSTERED),
+        hopper_rung!("7", "half epilogue behind wgmma", r07_wgmma_deferred::DEFERRED),
     ]
 }
 

@@ -20,9 +20,9 @@
 //! the matrices no copy checks bounds; on edge tiles copies that fall outside
 //! read nothing and fill zeros (the `src-size` operand).
 
-use super::layout::{SharedLayout, Swizzled, a_tile_floats, stage_floats};
-use super::tiling::Tiling;
-use super::warp_tile::{Accumulators, QUAD, check, multiply_tile, store_accumulators, thread_origin};
+use crate::gemm::layout::{SharedLayout, Swizzled, a_tile_floats, stage_floats};
+use crate::gemm::tiling::Tiling;
+use crate::gemm::warp_tile::{Accumulators, QUAD, check, multiply_tile, store_accumulators, thread_origin};
 use crate::gpu::{self, cp_async_4, cp_async_16, cp_async_commit, cp_async_wait};
 use crate::launch::LaunchShape;
 use kernels_macros::kernel;
@@ -40,7 +40,12 @@ const _: () = check(TILING, ITER_M, ITER_N);
 const _: () = assert!((TILING.tile_m * TILING.tile_k) % THREADS == 0 && (TILING.tile_k * TILING.tile_n / 4) % THREADS == 0);
 
 /// About 230 registers per thread: one block of 256 threads per SM.
-pub const KERNEL: super::GemmKernel = gemm_kernel!(sgemm_double_buffered, launch, THREADS, 1);
+pub const KERNEL: super::GemmKernel = crate::gemm::LadderKernel {
+    kernel: SGEMM_ASYNC_PIPELINE,
+    launch,
+    #[cfg(not(target_arch = "nvptx64"))]
+    emulate: sgemm_async_pipeline,
+};
 
 /// Shared floats for one stage: the A and B tiles in the swizzled layout.
 const STAGE_FLOATS: u32 = stage_floats::<Layout>(TILING);
@@ -109,8 +114,8 @@ unsafe fn start_copies(
 /// 64×64 warp tile at rows (w / 4)·64, columns (w % 4)·64; its lane l owns
 /// 2×4 squares of 4×4 results at rows (l / 4)·4 + {0, 32} and columns
 /// (l % 4)·4 + {0, 16, 32, 48} of the warp tile.
-#[kernel]
-pub unsafe fn sgemm_double_buffered(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
+#[kernel(bounds(THREADS, 1))]
+pub unsafe fn sgemm_async_pipeline(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
     let shared = gpu::dynamic_shared::<f32>();
     let stage = |s: u32| unsafe { shared.add((s * STAGE_FLOATS) as usize) };
     let thread = gpu::thread_idx().x;

@@ -9,13 +9,18 @@
 //! block covers a 64×64 tile of C with 512 threads, so each float fetched
 //! from global memory also serves twice as many results.
 
-use super::tiling::Tiling;
-use super::{epilogue::store_scalar, tiles::load_or_zero};
+use crate::gemm::tiling::Tiling;
+use crate::gemm::{epilogue::store_scalar, tiles::load_or_zero};
 use crate::gpu::{self, load_f32x4};
 use crate::launch::LaunchShape;
 use kernels_macros::kernel;
 
-pub const KERNEL: super::GemmKernel = gemm_kernel!(sgemm_blocktile_1d, launch);
+pub const KERNEL: super::GemmKernel = crate::gemm::LadderKernel {
+    kernel: SGEMM_BLOCKTILE_1D,
+    launch,
+    #[cfg(not(target_arch = "nvptx64"))]
+    emulate: sgemm_blocktile_1d,
+};
 /// Block tile 64×64, 8 deep; each thread 8 results stacked down one column.
 pub const TILING: Tiling = Tiling::block(64, 64, 8, 8, 1);
 pub const THREADS: u32 = TILING.threads();

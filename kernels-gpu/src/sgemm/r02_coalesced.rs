@@ -12,12 +12,17 @@
 //! instructions per load, and this kernel spends most of its instructions on
 //! addresses (docs/measurements.md has the difference).
 
-use super::epilogue::store_scalar;
+use crate::gemm::epilogue::store_scalar;
 use crate::gpu::{self, Dim3};
 use crate::launch::{LaunchShape, tile_count};
 use kernels_macros::kernel;
 
-pub const KERNEL: super::GemmKernel = gemm_kernel!(sgemm_coalesced, launch);
+pub const KERNEL: super::GemmKernel = crate::gemm::LadderKernel {
+    kernel: SGEMM_COALESCED,
+    launch,
+    #[cfg(not(target_arch = "nvptx64"))]
+    emulate: sgemm_coalesced,
+};
 /// Each block computes a `TILE`×`TILE` square of C with `TILE*TILE` threads.
 pub const TILE: u32 = 32;
 

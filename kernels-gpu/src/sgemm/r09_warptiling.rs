@@ -11,13 +11,13 @@
 //! the barriers per FLOP. Shared tiles use rung 7's swizzled layout; launch
 //! bounds keep two blocks per SM.
 //!
-//! The warp-tile multiply and store live in [`super::warp_tile`], shared
+//! The warp-tile multiply and store live in [`crate::gemm::warp_tile`], shared
 //! with rung 10.
 
-use super::layout::{Swizzled, a_tile_floats, stage_floats};
-use super::tiles::load_tiles;
-use super::tiling::Tiling;
-use super::warp_tile::{Accumulators, QUAD, check, multiply_tile, store_accumulators, thread_origin};
+use crate::gemm::layout::{Swizzled, a_tile_floats, stage_floats};
+use crate::gemm::tiles::load_tiles;
+use crate::gemm::tiling::Tiling;
+use crate::gemm::warp_tile::{Accumulators, QUAD, check, multiply_tile, store_accumulators, thread_origin};
 use crate::gpu;
 use crate::launch::LaunchShape;
 use kernels_macros::kernel;
@@ -31,7 +31,12 @@ pub const ITER_N: usize = 2;
 pub const THREADS: u32 = TILING.threads();
 const _: () = check(TILING, ITER_M, ITER_N);
 
-pub const KERNEL: super::GemmKernel = gemm_kernel!(sgemm_warptiling, launch, THREADS, 2);
+pub const KERNEL: super::GemmKernel = crate::gemm::LadderKernel {
+    kernel: SGEMM_WARPTILING,
+    launch,
+    #[cfg(not(target_arch = "nvptx64"))]
+    emulate: sgemm_warptiling,
+};
 
 pub const fn launch(m: u32, n: u32) -> LaunchShape {
     TILING.launch(m, n, stage_floats::<Layout>(TILING))
@@ -44,7 +49,7 @@ pub const fn launch(m: u32, n: u32) -> LaunchShape {
 /// column 128·x. Warp w owns the 64×32 warp tile at rows (w / 4)·64,
 /// columns (w % 4)·32; its lane l owns 2×2 squares of 4×4 results at rows
 /// (l / 4)·4 + {0, 32} and columns (l % 4)·4 + {0, 16} of the warp tile.
-#[kernel]
+#[kernel(bounds(THREADS, 2))]
 pub unsafe fn sgemm_warptiling(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
     {
         let a_tile = gpu::dynamic_shared::<f32>();

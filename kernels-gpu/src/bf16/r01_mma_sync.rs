@@ -27,9 +27,9 @@
 //! numbers, and the shapes tried, are in `docs/measurements.md`.
 
 use super::Bf16Kernel;
+use crate::gemm::tiling::Tiling;
 use crate::gpu::{self, WARP_SIZE, cp_async_16, cp_async_commit, cp_async_wait, ldmatrix_x4, ldmatrix_x4_trans, mma_bf16};
 use crate::launch::{LaunchShape, tiled_launch};
-use crate::matmul::tiling::Tiling;
 use kernels_macros::kernel;
 
 /// Block tile 128×256×32 in 3 stages; warp tile 64×64; each lane holds 128
@@ -69,7 +69,6 @@ const _: () = {
 pub const KERNEL: Bf16Kernel = Bf16Kernel {
     kernel: BF16_MMA_SYNC,
     launch,
-    bounds: Some(crate::LaunchBounds { kernel: "bf16_mma_sync", max_threads: THREADS, min_blocks_per_sm: 1, cluster: 1 }),
     #[cfg(not(target_arch = "nvptx64"))]
     emulate: bf16_mma_sync,
 };
@@ -119,7 +118,7 @@ unsafe fn copy_tile(
 /// `64·(w / 4)`, columns `64·(w % 4)` of the block tile; lane `l` holds, in
 /// each of its 4×8 `mma` tiles, rows `l / 4` and `l / 4 + 8` and columns
 /// `2·(l % 4)` and `2·(l % 4) + 1`.
-#[kernel]
+#[kernel(bounds(THREADS, 1))]
 pub unsafe fn bf16_mma_sync(m: u32, n: u32, k: u32, a: *const u16, b: *const u16, c: *mut f32) {
     let shared = gpu::dynamic_shared::<u16>();
     let stage = |s: u32| unsafe { shared.add((s * STAGE_ELEMENTS) as usize) };

@@ -22,9 +22,9 @@
 //! One difference from FFMA: an infinite input gives NaN (∞ − ∞ in the
 //! split) where the FFMA rungs give ±∞.
 
-use super::async_copy::{copy_tile, cp_async_wait_for};
-use super::tiling::Tiling;
-use super::{GemmKernel, epilogue::store_scalar};
+use crate::gemm::async_copy::{copy_tile, cp_async_wait_for};
+use crate::gemm::epilogue::store_scalar;
+use crate::gemm::tiling::Tiling;
 use crate::gpu::{self, WARP_SIZE, cp_async_commit, mma_tf32, split_tf32};
 use crate::launch::LaunchShape;
 use kernels_macros::kernel;
@@ -215,7 +215,12 @@ const DEPTH: usize = 4;
 const _: () = check(TILING, MT, NT, DEPTH);
 pub const THREADS: u32 = TILING.threads();
 
-pub const KERNEL: GemmKernel = gemm_kernel!(sgemm_tensor_cores, launch, THREADS, 1);
+pub const KERNEL: super::GemmKernel = crate::gemm::LadderKernel {
+    kernel: SGEMM_TENSOR_CORES,
+    launch,
+    #[cfg(not(target_arch = "nvptx64"))]
+    emulate: sgemm_tensor_cores,
+};
 
 pub const fn launch(m: u32, n: u32) -> LaunchShape {
     TILING.launch(m, n, stage_floats(TILING))
@@ -229,7 +234,7 @@ pub const fn launch(m: u32, n: u32) -> LaunchShape {
 /// warp tile at rows (w / 4)·64, columns (w % 4)·32, as 4×4 `mma` tiles of
 /// 16×8; lane l holds rows l / 4 and l / 4 + 8, columns 2·(l % 4) and the
 /// next, of each.
-#[kernel]
+#[kernel(bounds(THREADS, 1))]
 pub unsafe fn sgemm_tensor_cores(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
     unsafe { sgemm_tensor_body::<MT, NT, DEPTH>(TILING, m, n, k, alpha, a, b, beta, c) }
 }

@@ -11,13 +11,18 @@
 //! 2 blocks per SM) ask ptxas for at most 128, so two blocks fit and one can
 //! compute while the other waits at a barrier.
 
-use super::tiling::Tiling;
-use super::{epilogue::store_scalar, tiles::load_or_zero};
+use crate::gemm::tiling::Tiling;
+use crate::gemm::{epilogue::store_scalar, tiles::load_or_zero};
 use crate::gpu;
 use crate::launch::LaunchShape;
 use kernels_macros::kernel;
 
-pub const KERNEL: super::GemmKernel = gemm_kernel!(sgemm_blocktile_2d, launch, THREADS, 2);
+pub const KERNEL: super::GemmKernel = crate::gemm::LadderKernel {
+    kernel: SGEMM_BLOCKTILE_2D,
+    launch,
+    #[cfg(not(target_arch = "nvptx64"))]
+    emulate: sgemm_blocktile_2d,
+};
 /// Block tile 128×128, 8 deep; each thread an 8×8 square.
 pub const TILING: Tiling = Tiling::block(128, 128, 8, 8, 8);
 pub const THREADS: u32 = TILING.threads();
@@ -46,7 +51,7 @@ pub const fn launch(m: u32, n: u32) -> LaunchShape {
 /// Block (x, y) of 256 threads covers the 128×128 tile of C at row 128·y,
 /// column 128·x; thread t computes the 8×8 square at rows (t / 16)·8,
 /// columns (t % 16)·8 of the tile.
-#[kernel]
+#[kernel(bounds(THREADS, 2))]
 pub unsafe fn sgemm_blocktile_2d(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
     let a_tile = gpu::dynamic_shared::<f32>(); // TILE_M × TILE_K
     let b_tile = unsafe { a_tile.add((TILE_M * TILE_K) as usize) }; // TILE_K × TILE_N

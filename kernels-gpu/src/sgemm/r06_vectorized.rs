@@ -11,10 +11,10 @@
 //! The kernel body is generic over the shared-memory layout and the tile
 //! sizes: rung 7 changes only the layout, rung 8 only the sizes.
 
-use super::epilogue::store_row4;
-use super::layout::{Plain, SharedLayout, stage_floats};
-use super::tiles::load_tiles;
-use super::tiling::Tiling;
+use crate::gemm::epilogue::store_row4;
+use crate::gemm::layout::{Plain, SharedLayout, stage_floats};
+use crate::gemm::tiles::load_tiles;
+use crate::gemm::tiling::Tiling;
 use crate::gpu::{self, load_f32x4};
 use crate::launch::LaunchShape;
 use kernels_macros::kernel;
@@ -37,9 +37,8 @@ pub const fn launch_for<L: SharedLayout>(tiling: Tiling, m: u32, n: u32) -> Laun
 /// `TILE_K`, each thread a contiguous `THREAD_M`×`THREAD_N` square of C.
 /// Thread `thread` owns rows `(thread / (TILE_N / THREAD_N)) * THREAD_M`
 /// and columns `(thread % (TILE_N / THREAD_N)) * THREAD_N` of the block
-/// tile. Instantiate it from a [`Tiling`] with `vectorized_body!`: the
-/// sizes are const parameters (not a `Tiling` value) because that is the
-/// form whose PTX was measured.
+/// tile. The sizes are const parameters (a [`Tiling`]'s fields, not a
+/// `Tiling` value) because that is the form whose PTX was measured.
 ///
 /// # Safety
 /// Must be launched with [`launch_for`] of the same tiling and layout, and
@@ -117,25 +116,15 @@ pub unsafe fn sgemm_vectorized_body<
     }
 }
 
-/// [`sgemm_vectorized_body`] for layout `$layout` and tiling `$tiling` (a
-/// constant expression).
-macro_rules! vectorized_body {
-    ($layout:ty, $tiling:expr) => {
-        $crate::matmul::r06_vectorized::sgemm_vectorized_body::<
-            $layout,
-            { $tiling.tile_m },
-            { $tiling.tile_n },
-            { $tiling.tile_k },
-            { $tiling.thread_m as usize },
-            { $tiling.thread_n as usize },
-        >
-    };
-}
-
 pub const TILING: Tiling = Tiling::block(128, 128, 8, 8, 8);
 const _: () = check(TILING);
 
-pub const KERNEL: super::GemmKernel = gemm_kernel!(sgemm_vectorized, |m, n| launch_for::<Plain>(TILING, m, n), TILING.threads(), 2);
+pub const KERNEL: super::GemmKernel = crate::gemm::LadderKernel {
+    kernel: SGEMM_VECTORIZED,
+    launch: |m, n| launch_for::<Plain>(TILING, m, n),
+    #[cfg(not(target_arch = "nvptx64"))]
+    emulate: sgemm_vectorized,
+};
 
 /// `C = alpha * A * B + beta * C` for any `m`, `n`, `k` (A m×k, B k×n, C m×n,
 /// row-major); launch with [`launch`]`(m, n)`.
@@ -143,7 +132,16 @@ pub const KERNEL: super::GemmKernel = gemm_kernel!(sgemm_vectorized, |m, n| laun
 /// Block (x, y) of 256 threads covers the 128×128 tile of C at row 128·y,
 /// column 128·x; thread t computes the 8×8 square at rows (t / 16)·8,
 /// columns (t % 16)·8 of the tile. Shared tiles in the [`Plain`] layout.
-#[kernel]
+#[kernel(bounds(TILING.threads(), 2))]
 pub unsafe fn sgemm_vectorized(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
-    unsafe { vectorized_body!(Plain, TILING)(m, n, k, alpha, a, b, beta, c) }
+    unsafe {
+        sgemm_vectorized_body::<
+            Plain,
+            { TILING.tile_m },
+            { TILING.tile_n },
+            { TILING.tile_k },
+            { TILING.thread_m as usize },
+            { TILING.thread_n as usize },
+        >(m, n, k, alpha, a, b, beta, c)
+    }
 }

@@ -1,24 +1,37 @@
-//! The Hopper rungs (sm_90a): wgmma reading tiles from shared memory, TMA
-//! copies completing on mbarriers, and producer/consumer warpgroups.
+//! Building blocks of the Hopper rungs (sm_90a): wgmma reading tiles from
+//! shared memory, TMA copies completing on mbarriers, and producer/consumer
+//! warpgroups. The rungs themselves are in their ladders
+//! ([`crate::bf16`] rungs 2-7, [`crate::sgemm`] rung 12).
 //!
 //! These kernels exist only in the second PTX module, built for `sm_90a`
 //! (`--cfg ptx_ladder_hopper`); on the host this module gives their names,
 //! tilings and launch shapes, so host and kernels agree by construction.
 //!
-//! - [`wgmma_bf16`]: BF16 inputs, fp32 accumulation, `C = A·B`;
-//! - [`tf32x3`]: fp32 inputs at fp32 accuracy, three TF32 products on wgmma.
+//! - [`HopperTiling`], [`HopperKernel`]: a Hopper GEMM's shape and entry;
+//! - `ring`: the mbarrier ring of stages between producer and consumers;
+//! - [`stages`]: the BF16 rungs' stages in shared memory and their producer;
+//! - `consumer`: a consumer warpgroup's k-tiles (issue, retire, finish);
+//! - `tile_loop`: the whole kernel of BF16 rungs 2-4;
+//! - [`tma_store`]: a consumer's tile of C stored by TMA (rungs 5 and 6);
+//! - [`cluster`]: block setup and producer of the clustered rungs (6 and 7).
+//!
+//! The modules named in plain text exist only in the sm_90a build.
 
+pub mod cluster;
 #[cfg(ptx_ladder_hopper)]
-pub mod pipeline;
-pub mod tf32x3;
-pub mod wgmma_bf16;
-pub mod wgmma_bf16_cluster;
-pub mod wgmma_bf16_deferred;
-pub mod wgmma_bf16_store;
+pub mod consumer;
+#[cfg(ptx_ladder_hopper)]
+pub mod ring;
+pub mod stages;
+#[cfg(ptx_ladder_hopper)]
+pub mod tile_loop;
+pub mod tma_store;
 
 use crate::LaunchBounds;
+use crate::bf16::{r02_wgmma_tma, r03_wgmma_specialized, r04_wgmma_persistent, r05_wgmma_tma_store, r06_wgmma_cluster, r07_wgmma_deferred};
+use crate::gemm::tiling::Tiling;
 use crate::launch::{Dim3, Kernel, LaunchShape};
-use crate::matmul::tiling::Tiling;
+use crate::sgemm::r12_tf32x3_wgmma as tf32x3;
 
 /// The shape of one Hopper GEMM kernel: the ladder's [`Tiling`] (block
 /// tile `tile_m`×`tile_n`, `tile_k`-deep stages, `stages` of them in
@@ -87,12 +100,6 @@ impl HopperTiling {
         let blocks = self.cluster * if self.persistent && clusters < units { clusters } else { units };
         LaunchShape { grid: Dim3::new(blocks, 1, 1), block: Dim3::new(self.threads(), 1, 1), shared_bytes: self.shared_bytes() }
     }
-
-    /// One block per multiprocessor, all registers for it: setmaxnreg needs
-    /// this cap at entry, and the non-specialized kernels need the room.
-    pub const fn bounds(&self, kernel: &'static str) -> LaunchBounds {
-        LaunchBounds { kernel, max_threads: self.threads(), min_blocks_per_sm: 1, cluster: self.cluster }
-    }
 }
 
 /// Parameters of the BF16 Hopper GEMMs: `(m, n, k, maps, c)`, `C = A·B`.
@@ -101,10 +108,15 @@ impl HopperTiling {
 /// of 8: TMA reads rows of whole 16-byte units).
 pub type Bf16Params = (u32, u32, u32, *const u64, *mut f32);
 
+/// Parameters of the BF16 Hopper GEMMs that store C by TMA (rungs 5-7): `(m, n, k, maps)`, `C = A·B`. `maps` points to
+/// the tensor maps of A, B and C (16 words each); C is written through its
+/// map, so the kernel takes no pointer to it.
+pub type Bf16StoreParams = (u32, u32, u32, *const u64);
+
 /// Parameters of the 3xTF32 GEMM: `(m, n, k, alpha, maps, beta, c)`,
 /// `C = alpha·A·B + beta·C` as the SGEMM ladder's. `maps` points to the
 /// tensor maps of A big, A small, Bᵀ big and Bᵀ small, the padded split
-/// that [`tf32x3::tf32x3_split_rows`] and [`tf32x3::tf32x3_split_transposed`]
+/// that [`tf32x3::sgemm_tf32x3_split_rows`] and [`tf32x3::sgemm_tf32x3_split_transposed`]
 /// make first.
 pub type Tf32x3Params = (u32, u32, u32, f32, *const u64, f32, *mut f32);
 
@@ -113,7 +125,7 @@ pub type Tf32x3Params = (u32, u32, u32, f32, *const u64, f32, *mut f32);
 #[derive(Clone, Copy, Debug)]
 pub enum Entry {
     Bf16(Kernel<Bf16Params>),
-    Bf16Store(Kernel<wgmma_bf16_store::Bf16StoreParams>),
+    Bf16Store(Kernel<Bf16StoreParams>),
     Tf32x3(Kernel<Tf32x3Params>),
 }
 
@@ -134,6 +146,18 @@ impl HopperKernel {
         }
     }
 
+    /// The launch bounds its `#[kernel]` attribute declares: one block per
+    /// multiprocessor with all registers for it (setmaxnreg needs this cap
+    /// at entry, and the non-specialized kernels need the room), and the
+    /// cluster size.
+    pub const fn bounds(&self) -> Option<LaunchBounds> {
+        match self.entry {
+            Entry::Bf16(kernel) => kernel.bounds(),
+            Entry::Bf16Store(kernel) => kernel.bounds(),
+            Entry::Tf32x3(kernel) => kernel.bounds(),
+        }
+    }
+
     pub const fn launch(&self, m: u32, n: u32, multiprocessors: u32) -> LaunchShape {
         self.tiling.launch(m, n, multiprocessors)
     }
@@ -141,18 +165,18 @@ impl HopperKernel {
 
 /// Every GEMM kernel of the sm_90a module.
 pub const KERNELS: &[HopperKernel] = &[
-    wgmma_bf16::PIPELINED,
-    wgmma_bf16::SPECIALIZED,
-    wgmma_bf16::PERSISTENT,
-    wgmma_bf16_store::TMA_STORE,
-    wgmma_bf16_cluster::CLUSTERED,
-    wgmma_bf16_deferred::DEFERRED,
+    r02_wgmma_tma::PIPELINED,
+    r03_wgmma_specialized::SPECIALIZED,
+    r04_wgmma_persistent::PERSISTENT,
+    r05_wgmma_tma_store::TMA_STORE,
+    r06_wgmma_cluster::CLUSTERED,
+    r07_wgmma_deferred::DEFERRED,
     tf32x3::KERNEL,
 ];
 
 /// Launch bounds of the sm_90a module's kernels, for the builder.
 pub fn launch_bounds() -> impl Iterator<Item = LaunchBounds> {
-    KERNELS.iter().map(|k| k.tiling.bounds(k.name()))
+    KERNELS.iter().filter_map(|k| k.bounds())
 }
 
 /// Where tile number `tile` of a `grid` of (rows, columns) tiles starts,
@@ -163,7 +187,7 @@ pub fn launch_bounds() -> impl Iterator<Item = LaunchBounds> {
 /// tile-row. `group_m` = 1 is plain row-major order.
 #[cfg(ptx_ladder_hopper)]
 #[inline(always)]
-fn tile_origin(tile: u32, (rows, cols): (u32, u32), group_m: u32, (tile_m, tile_n): (u32, u32)) -> (u32, u32) {
+pub(crate) fn tile_origin(tile: u32, (rows, cols): (u32, u32), group_m: u32, (tile_m, tile_n): (u32, u32)) -> (u32, u32) {
     let per_group = group_m * cols;
     let first_row = (tile / per_group) * group_m;
     let height = (rows - first_row).min(group_m);
@@ -174,18 +198,18 @@ fn tile_origin(tile: u32, (rows, cols): (u32, u32), group_m: u32, (tile_m, tile_
 /// BLAS's epilogue, `C = alpha·acc + beta·C`; C is not read when beta is 0.
 #[cfg(ptx_ladder_hopper)]
 #[derive(Clone, Copy)]
-struct Scale {
-    alpha: f32,
-    beta: f32,
+pub(crate) struct Scale {
+    pub(crate) alpha: f32,
+    pub(crate) beta: f32,
 }
 
 #[cfg(ptx_ladder_hopper)]
 impl Scale {
     /// `C = acc`.
-    const NONE: Scale = Scale { alpha: 1.0, beta: 0.0 };
+    pub(crate) const NONE: Scale = Scale { alpha: 1.0, beta: 0.0 };
 
     #[inline(always)]
-    fn apply(self, acc: f32, c: *const f32) -> f32 {
+    pub(crate) fn apply(self, acc: f32, c: *const f32) -> f32 {
         if self.beta == 0.0 { self.alpha * acc } else { self.alpha * acc + self.beta * unsafe { c.read() } }
     }
 }
@@ -200,7 +224,7 @@ impl Scale {
 /// `c` is an `m`×`n` matrix; `thread` is the thread's rank in its warpgroup.
 #[cfg(ptx_ladder_hopper)]
 #[inline(always)]
-unsafe fn store_accumulators<const N: usize>(
+pub(crate) unsafe fn store_accumulators<const N: usize>(
     acc: &[f32; N],
     scale: Scale,
     c: *mut f32,
@@ -236,15 +260,15 @@ unsafe fn store_accumulators<const N: usize>(
 
 /// Entry points of the sm_90a module: the GEMMs and the 3xTF32 splits.
 pub const KERNEL_NAMES: &[&str] = &[
-    wgmma_bf16::PIPELINED.name(),
-    wgmma_bf16::SPECIALIZED.name(),
-    wgmma_bf16::PERSISTENT.name(),
-    wgmma_bf16_store::TMA_STORE.name(),
-    wgmma_bf16_cluster::CLUSTERED.name(),
-    wgmma_bf16_deferred::DEFERRED.name(),
+    r02_wgmma_tma::PIPELINED.name(),
+    r03_wgmma_specialized::SPECIALIZED.name(),
+    r04_wgmma_persistent::PERSISTENT.name(),
+    r05_wgmma_tma_store::TMA_STORE.name(),
+    r06_wgmma_cluster::CLUSTERED.name(),
+    r07_wgmma_deferred::DEFERRED.name(),
     tf32x3::KERNEL.name(),
-    tf32x3::TF32X3_SPLIT_ROWS.name(),
-    tf32x3::TF32X3_SPLIT_TRANSPOSED.name(),
+    tf32x3::SGEMM_TF32X3_SPLIT_ROWS.name(),
+    tf32x3::SGEMM_TF32X3_SPLIT_TRANSPOSED.name(),
 ];
 
 /// Whether `name` is a kernel of the sm_90a module.

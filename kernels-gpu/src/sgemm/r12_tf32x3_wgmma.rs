@@ -1,4 +1,4 @@
-//! fp32 accuracy on wgmma: every input is split into two TF32 numbers,
+//! SGEMM rung 12: fp32 accuracy on wgmma: every input is split into two TF32 numbers,
 //! `x ≈ big + small`, and the tensor cores sum `small·big + big·small +
 //! big·big` (the small·small term is below fp32's rounding), as rung 11 does
 //! with `mma.sync`.
@@ -7,9 +7,9 @@
 //! - **Split once, not per warp.** Rung 11 splits every fragment value in
 //!   registers, in every warp that reads it. Here two small kernels split
 //!   A and B once per call into big and small arrays in global memory
-//!   ([`tf32x3_split_rows`], [`tf32x3_split_transposed`]); the GEMM only copies and multiplies.
+//!   ([`sgemm_tf32x3_split_rows`], [`sgemm_tf32x3_split_transposed`]); the GEMM only copies and multiplies.
 //! - **wgmma from shared memory, TMA, warp specialization**, as the BF16
-//!   rungs ([`super::wgmma_bf16`]): no fragment registers, so a consumer
+//!   rungs ([`crate::bf16::r03_wgmma_specialized`]): no fragment registers, so a consumer
 //!   warpgroup holds a 64×128 tile twice over (the running sum and one
 //!   stage's partial sum) and the tensor pipe stays fed.
 //! - **B is transposed while it is split.** TF32 wgmma has no transpose
@@ -24,8 +24,8 @@
 //! the tensor cores and added to the running fp32 sum with an ordinary add,
 //! which keeps the error at rung 11's level.
 
-use super::{Entry, HopperKernel, HopperTiling, wgmma_tiling};
-use crate::matmul::tiling::Tiling;
+use crate::gemm::hopper::{Entry, HopperKernel, HopperTiling, wgmma_tiling};
+use crate::gemm::tiling::Tiling;
 use kernels_macros::kernel;
 
 /// Two consumer warpgroups of 64×128; 32 floats (one 128-byte swizzle row)
@@ -37,18 +37,17 @@ pub const TILE_K: u32 = TILING.tile_k;
 const TILE_BYTES: u32 = 128 * TILE_K * 4;
 const STAGE_BYTES: u32 = 4 * TILE_BYTES;
 
-pub const KERNEL: HopperKernel = HopperKernel {
-    entry: Entry::Tf32x3(TF32X3_WGMMA),
-    tiling: HopperTiling {
-        tiling: TILING,
-        specialized: true,
-        persistent: false,
-        cluster: 1,
-        stage_bytes: STAGE_BYTES,
-        epilogue_bytes: 0,
-        store_rows: 0,
-    },
+const SHAPE: HopperTiling = HopperTiling {
+    tiling: TILING,
+    specialized: true,
+    persistent: false,
+    cluster: 1,
+    stage_bytes: STAGE_BYTES,
+    epilogue_bytes: 0,
+    store_rows: 0,
 };
+
+pub const KERNEL: HopperKernel = HopperKernel { entry: Entry::Tf32x3(SGEMM_TF32X3_WGMMA), tiling: SHAPE };
 
 pub const SPLIT_THREADS: u32 = 256;
 /// Floats of the transposing split's shared tile: 32 rows of 33 (one
@@ -63,12 +62,12 @@ pub const fn padded_k(k: u32) -> u32 {
 #[cfg(ptx_ladder_hopper)]
 mod device {
     use super::*;
+    use crate::gemm::hopper::ring::Ring;
+    use crate::gemm::hopper::{Scale, store_accumulators, tile_origin};
     use crate::gpu::hopper::descriptor::{ATOM_BYTES, SWIZZLE_BYTES, swizzled_128};
     use crate::gpu::hopper::tma::{self, TensorMap};
     use crate::gpu::hopper::{WARPGROUP_THREADS, set_max_registers_decrease, set_max_registers_increase, shared_address, wgmma};
     use crate::gpu::{self, split_tf32, sync_threads};
-    use crate::hopper::Scale;
-    use crate::hopper::pipeline::Ring;
 
     const TILE_M: u32 = TILING.tile_m;
     const TILE_N: u32 = TILING.tile_n;
@@ -95,7 +94,7 @@ mod device {
 
         let k_tiles = k.div_ceil(TILE_K);
         let grid = (m.div_ceil(TILE_M), n.div_ceil(TILE_N));
-        let (row0, col0) = super::super::tile_origin(gpu::block_idx().x, grid, 1, (TILE_M, TILE_N));
+        let (row0, col0) = tile_origin(gpu::block_idx().x, grid, 1, (TILE_M, TILE_N));
         let warpgroup = t / WARPGROUP_THREADS;
         if warpgroup == 0 {
             set_max_registers_decrease::<40>();
@@ -145,10 +144,10 @@ mod device {
                 sum[x] += stage_sum[x];
             }
         }
-        unsafe { super::super::store_accumulators(&sum, scale, c, (m, n), (row0 + consumer * 64, col0), t % WARPGROUP_THREADS) };
+        unsafe { store_accumulators(&sum, scale, c, (m, n), (row0 + consumer * 64, col0), t % WARPGROUP_THREADS) };
     }
 
-    /// The body of [`super::tf32x3_split_rows`].
+    /// The body of [`super::sgemm_tf32x3_split_rows`].
     #[inline(always)]
     pub unsafe fn split_rows(rows: u32, cols: u32, pitch: u32, src: *const f32, big: *mut f32, small: *mut f32) {
         let col = gpu::block_idx().x * gpu::block_dim().x + gpu::thread_idx().x;
@@ -165,7 +164,7 @@ mod device {
         }
     }
 
-    /// The body of [`super::tf32x3_split_transposed`].
+    /// The body of [`super::sgemm_tf32x3_split_transposed`].
     #[inline(always)]
     pub unsafe fn split_transposed(rows: u32, cols: u32, pitch: u32, src: *const f32, big: *mut f32, small: *mut f32) {
         let tile = gpu::dynamic_shared::<f32>();
@@ -196,16 +195,16 @@ mod device {
 /// four tensor maps (A big, A small, Bᵀ big, Bᵀ small; 16 words each), 3
 /// stages, one producer and two consumer warpgroups of 64×128. Shape: one
 /// block per 128×128 tile of C, 384 threads.
-#[kernel(sm_90a)]
-pub unsafe fn tf32x3_wgmma(m: u32, n: u32, k: u32, alpha: f32, maps: *const u64, beta: f32, c: *mut f32) {
-    unsafe { device::body(m, n, k, crate::hopper::Scale { alpha, beta }, maps.cast(), c) }
+#[kernel(sm_90a, bounds(SHAPE.threads(), 1))]
+pub unsafe fn sgemm_tf32x3_wgmma(m: u32, n: u32, k: u32, alpha: f32, maps: *const u64, beta: f32, c: *mut f32) {
+    unsafe { device::body(m, n, k, crate::gemm::hopper::Scale { alpha, beta }, maps.cast(), c) }
 }
 
 /// Splits a `rows`×`cols` row-major fp32 matrix into TF32 big and small
 /// parts with rows of `pitch` floats (zeros past `cols`). One thread per
 /// output element; blocks of [`SPLIT_THREADS`] along a row, `y` over rows.
 #[kernel(sm_90a)]
-pub unsafe fn tf32x3_split_rows(rows: u32, cols: u32, pitch: u32, src: *const f32, big: *mut f32, small: *mut f32) {
+pub unsafe fn sgemm_tf32x3_split_rows(rows: u32, cols: u32, pitch: u32, src: *const f32, big: *mut f32, small: *mut f32) {
     unsafe { device::split_rows(rows, cols, pitch, src, big, small) }
 }
 
@@ -215,6 +214,6 @@ pub unsafe fn tf32x3_split_rows(rows: u32, cols: u32, pitch: u32, src: *const f3
 /// (block (x, y): source rows `32y..`, columns `32x..`), so reads and
 /// writes both coalesce.
 #[kernel(sm_90a)]
-pub unsafe fn tf32x3_split_transposed(rows: u32, cols: u32, pitch: u32, src: *const f32, big: *mut f32, small: *mut f32) {
+pub unsafe fn sgemm_tf32x3_split_transposed(rows: u32, cols: u32, pitch: u32, src: *const f32, big: *mut f32, small: *mut f32) {
     unsafe { device::split_transposed(rows, cols, pitch, src, big, small) }
 }

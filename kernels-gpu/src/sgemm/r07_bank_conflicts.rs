@@ -18,27 +18,55 @@
 //! in B, every other group of 8 swaps neighbours, so the 16 lanes reading B
 //! cover all bank groups. No memory is wasted and both conflicts are gone.
 
-use super::layout::{Padded, Swizzled};
-use super::r06_vectorized::{TILING, launch_for};
+use super::r06_vectorized::{TILING, launch_for, sgemm_vectorized_body};
+use crate::gemm::layout::{Padded, Swizzled};
 use kernels_macros::kernel;
 
 const THREADS: u32 = TILING.threads();
 
-pub const PADDED: super::GemmKernel = gemm_kernel!(sgemm_vectorized_padded, |m, n| launch_for::<Padded>(TILING, m, n), THREADS, 2);
-pub const SWIZZLED: super::GemmKernel = gemm_kernel!(sgemm_vectorized_swizzled, |m, n| launch_for::<Swizzled>(TILING, m, n), THREADS, 2);
+pub const PADDED: super::GemmKernel = crate::gemm::LadderKernel {
+    kernel: SGEMM_VECTORIZED_PADDED,
+    launch: |m, n| launch_for::<Padded>(TILING, m, n),
+    #[cfg(not(target_arch = "nvptx64"))]
+    emulate: sgemm_vectorized_padded,
+};
+pub const SWIZZLED: super::GemmKernel = crate::gemm::LadderKernel {
+    kernel: SGEMM_VECTORIZED_SWIZZLED,
+    launch: |m, n| launch_for::<Swizzled>(TILING, m, n),
+    #[cfg(not(target_arch = "nvptx64"))]
+    emulate: sgemm_vectorized_swizzled,
+};
 
 /// Rung 6's kernel ([`super::r06_vectorized::sgemm_vectorized`]: same
 /// shape contract and thread mapping) with shared tiles in the [`Padded`]
 /// layout.
-#[kernel]
+#[kernel(bounds(THREADS, 2))]
 pub unsafe fn sgemm_vectorized_padded(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
-    unsafe { vectorized_body!(Padded, TILING)(m, n, k, alpha, a, b, beta, c) }
+    unsafe {
+        sgemm_vectorized_body::<
+            Padded,
+            { TILING.tile_m },
+            { TILING.tile_n },
+            { TILING.tile_k },
+            { TILING.thread_m as usize },
+            { TILING.thread_n as usize },
+        >(m, n, k, alpha, a, b, beta, c)
+    }
 }
 
 /// Rung 6's kernel ([`super::r06_vectorized::sgemm_vectorized`]: same
 /// shape contract and thread mapping) with shared tiles in the [`Swizzled`]
 /// layout.
-#[kernel]
+#[kernel(bounds(THREADS, 2))]
 pub unsafe fn sgemm_vectorized_swizzled(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
-    unsafe { vectorized_body!(Swizzled, TILING)(m, n, k, alpha, a, b, beta, c) }
+    unsafe {
+        sgemm_vectorized_body::<
+            Swizzled,
+            { TILING.tile_m },
+            { TILING.tile_n },
+            { TILING.tile_k },
+            { TILING.thread_m as usize },
+            { TILING.thread_n as usize },
+        >(m, n, k, alpha, a, b, beta, c)
+    }
 }

@@ -7,37 +7,20 @@
 //! hold NaN poison before the call). Rungs that need more (tensor maps)
 //! take extra parameters after these and are launched by their own host code.
 
-use crate::launch::{Kernel, LaunchShape};
-
 /// Parameters of every BF16 kernel of the portable module, for its typed
 /// launch handle.
 pub type Bf16Params = (u32, u32, u32, *const u16, *const u16, *mut f32);
 
-/// Signature of every BF16 kernel on the host (for the CPU emulator).
-pub type Bf16Fn = unsafe fn(u32, u32, u32, *const u16, *const u16, *mut f32);
-
 /// What the host needs to launch one BF16 kernel of the portable module.
-#[derive(Clone, Copy)]
-pub struct Bf16Kernel {
-    /// The typed launch handle (entry name and parameters).
-    pub kernel: Kernel<Bf16Params>,
-    /// Grid, block and shared memory for an `m`×`n` output.
-    pub launch: fn(m: u32, n: u32) -> LaunchShape,
-    /// CUDA's `__launch_bounds__`.
-    pub bounds: Option<crate::LaunchBounds>,
-    /// The same kernel compiled for the host, for the CPU emulator.
-    #[cfg(not(target_arch = "nvptx64"))]
-    pub emulate: Bf16Fn,
-}
-
-impl Bf16Kernel {
-    /// The `.entry` name in the PTX module.
-    pub const fn name(&self) -> &'static str {
-        self.kernel.name()
-    }
-}
+pub type Bf16Kernel = crate::gemm::LadderKernel<Bf16Params>;
 
 pub mod r01_mma_sync;
+pub mod r02_wgmma_tma;
+pub mod r03_wgmma_specialized;
+pub mod r04_wgmma_persistent;
+pub mod r05_wgmma_tma_store;
+pub mod r06_wgmma_cluster;
+pub mod r07_wgmma_deferred;
 
 /// Every BF16 kernel in the portable PTX module.
 pub const KERNELS: &[Bf16Kernel] = &[r01_mma_sync::KERNEL];

@@ -20,12 +20,17 @@
 //! address is one wide multiply-add; 64-bit index arithmetic made each a
 //! chain of four instructions.
 
-use super::epilogue::store_scalar;
+use crate::gemm::epilogue::store_scalar;
 use crate::gpu::{self, load_f32x4};
 use crate::launch::{LaunchShape, float_bytes, tiled_launch};
 use kernels_macros::kernel;
 
-pub const KERNEL: super::GemmKernel = gemm_kernel!(sgemm_shared_tiling, launch);
+pub const KERNEL: super::GemmKernel = crate::gemm::LadderKernel {
+    kernel: SGEMM_SHARED_TILING,
+    launch,
+    #[cfg(not(target_arch = "nvptx64"))]
+    emulate: sgemm_shared_tiling,
+};
 pub const TILE: u32 = 32;
 const THREADS: u32 = TILE * TILE;
 

@@ -6,12 +6,17 @@
 //! of C: every lane needs its own 32-byte sector, so a warp moves up to 32
 //! times the bytes it uses. This is the baseline the next rungs fix.
 
-use super::epilogue::store_scalar;
+use crate::gemm::epilogue::store_scalar;
 use crate::gpu::{self, Dim3};
 use crate::launch::{LaunchShape, tile_count};
 use kernels_macros::kernel;
 
-pub const KERNEL: super::GemmKernel = gemm_kernel!(sgemm_naive, launch);
+pub const KERNEL: super::GemmKernel = crate::gemm::LadderKernel {
+    kernel: SGEMM_NAIVE,
+    launch,
+    #[cfg(not(target_arch = "nvptx64"))]
+    emulate: sgemm_naive,
+};
 /// Threads per block along each of x and y.
 pub const BLOCK_EDGE: u32 = 32;
 
