@@ -6,9 +6,9 @@
 //!
 //! Three checkers watch every launch and report what a GPU would not
 //! (see [`findings`]): a barrier that not every thread reaches
-//! ([`barrier`]), shared-memory races ([`race`]) and, when the launch
+//! (`barrier`), shared-memory races (`race`) and, when the launch
 //! declares its buffers ([`Checks::buffer`]), accesses outside them
-//! ([`bounds`]). Races and bounds see the accesses made through the device
+//! (`bounds`). Races and bounds see the accesses made through the device
 //! helpers (`gpu::load`, `gpu::store`, the 128-bit and `cp.async` helpers,
 //! atomics); a plain `*ptr` dereference is invisible to them.
 //!

@@ -103,10 +103,14 @@ unsafe fn copy_tile(
             let from = if inside { at(gc) } else { src };
             unsafe { cp_async_16(d.cast(), from.cast(), if inside { 16 } else { 0 }) };
         } else {
+            // One 16-byte store of the chunk (as the 16-byte copy writes),
+            // so the emulator's checkers see it: they track whole words.
+            let mut chunk = [0u16; CHUNK as usize];
             for j in 0..CHUNK {
                 let inside = gr < src_rows && gc + j < src_cols;
-                unsafe { *d.add(j as usize) = if inside { *at(gc + j) } else { 0 } };
+                chunk[j as usize] = if inside { unsafe { *at(gc + j) } } else { 0 };
             }
+            unsafe { gpu::store(d.cast::<[u16; CHUNK as usize]>(), chunk) };
         }
     }
 }
@@ -190,7 +194,7 @@ pub unsafe fn bf16_mma_sync(m: u32, n: u32, k: u32, a: *const u16, b: *const u16
             for i in 0..4 {
                 let (r, cc) = (row + 8 * (i as u32 / 2), col + i as u32 % 2);
                 if r < m && cc < n {
-                    unsafe { *c.add(r as usize * n as usize + cc as usize) = acc[mt][nt][i] };
+                    unsafe { gpu::store(c.add(r as usize * n as usize + cc as usize), acc[mt][nt][i]) };
                 }
             }
         }

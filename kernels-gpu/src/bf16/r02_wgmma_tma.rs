@@ -13,7 +13,7 @@
 //!   without bank conflicts. No thread computes an address per element.
 //! - **An mbarrier ring of `STAGES` tiles.** A stage's *full* barrier
 //!   completes when its bytes have landed, its *empty* barrier when every
-//!   consumer has read it ([`crate::gemm::hopper::ring`]), so copies run `STAGES - 1`
+//!   consumer has read it (`gemm::hopper::ring`), so copies run `STAGES - 1`
 //!   tiles ahead of the math without any block-wide barrier in the loop.
 //!
 //! Two warpgroups compute; thread 0 also refills stages, so its

@@ -4,7 +4,7 @@
 //! multiprocessor walks many tiles instead of one block per tile, so the
 //! producer runs on into the next tile's k-tiles while the consumers store
 //! this one's; and the tiles are walked in bands of 8 tile-rows
-//! ([`crate::gemm::hopper::tile_origin`]), so the blocks running at once
+//! (`gemm::hopper::tile_origin`), so the blocks running at once
 //! share rows of A and columns of B in L2.
 
 use crate::gemm::hopper::stages::{STAGE_BYTES, TILING};

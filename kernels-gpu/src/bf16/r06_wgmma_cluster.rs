@@ -11,7 +11,7 @@
 //! clock (and so the speed) follows the energy per multiply. cuBLAS's own
 //! kernel here runs in clusters of 2 as well.
 //!
-//! The ring is shared across the pair ([`crate::gemm::hopper::ring::Ring::clustered`]):
+//! The ring is shared across the pair (`gemm::hopper::ring::Ring::clustered`):
 //! a stage may be refilled only when the consumers of *both* blocks have
 //! read it, since either producer writes into both; so each consumer
 //! arrives on the *empty* barrier of both blocks (`mapa` names the

@@ -7,7 +7,8 @@
 //! - **Split once, not per warp.** Rung 11 splits every fragment value in
 //!   registers, in every warp that reads it. Here two small kernels split
 //!   A and B once per call into big and small arrays in global memory
-//!   ([`sgemm_tf32x3_split_rows`], [`sgemm_tf32x3_split_transposed`]); the GEMM only copies and multiplies.
+//!   ([`sgemm_tf32x3_split_rows`](SGEMM_TF32X3_SPLIT_ROWS),
+//!   [`sgemm_tf32x3_split_transposed`](SGEMM_TF32X3_SPLIT_TRANSPOSED)); the GEMM only copies and multiplies.
 //! - **wgmma from shared memory, TMA, warp specialization**, as the BF16
 //!   rungs ([`crate::bf16::r03_wgmma_specialized`]): no fragment registers, so a consumer
 //!   warpgroup holds a 64×128 tile twice over (the running sum and one

@@ -2,7 +2,7 @@
 //! two blocks of a cluster compute two tiles of C stacked along M and
 //! share B's tiles, each producer multicasting its half of B's boxes into
 //! both blocks; the stage ring is shared across the pair
-//! ([`super::ring::Ring::clustered`]).
+//! (`ring::Ring::clustered`).
 
 /// Blocks per cluster, stacked along M.
 pub const CLUSTER: u32 = 2;

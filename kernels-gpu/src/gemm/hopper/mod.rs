@@ -116,7 +116,7 @@ pub type Bf16StoreParams = (u32, u32, u32, *const u64);
 /// Parameters of the 3xTF32 GEMM: `(m, n, k, alpha, maps, beta, c)`,
 /// `C = alpha·A·B + beta·C` as the SGEMM ladder's. `maps` points to the
 /// tensor maps of A big, A small, Bᵀ big and Bᵀ small, the padded split
-/// that [`tf32x3::sgemm_tf32x3_split_rows`] and [`tf32x3::sgemm_tf32x3_split_transposed`]
+/// that [`sgemm_tf32x3_split_rows`](tf32x3::SGEMM_TF32X3_SPLIT_ROWS) and [`sgemm_tf32x3_split_transposed`](tf32x3::SGEMM_TF32X3_SPLIT_TRANSPOSED)
 /// make first.
 pub type Tf32x3Params = (u32, u32, u32, f32, *const u64, f32, *mut f32);
 
