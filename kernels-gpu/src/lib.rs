@@ -31,8 +31,6 @@
     )
 )]
 #![cfg_attr(not(target_arch = "nvptx64"), feature(thread_local))]
-// The sm_90a build compiles the portable kernels' code but exports none of it.
-#![cfg_attr(ptx_ladder_hopper, allow(dead_code, unused_imports, unused_macros))]
 // `link_llvm_intrinsics` gives the warp shuffles LLVM's own (convergent)
 // intrinsics instead of opaque inline assembly.
 #![allow(internal_features)]

@@ -22,8 +22,8 @@
 //! `#[kernel(sm_90a)]` declares a Hopper kernel (wgmma, TMA, setmaxnreg): its entry exists only
 //! in the second PTX module, which the builder compiles for `sm_90a` with `--cfg
 //! ptx_ladder_hopper`, and it has no host twin (the CPU emulator does not run Hopper
-//! instructions); the handle exists on both. Portable kernels export no entry from that build,
-//! so each module holds exactly its own kernels.
+//! instructions); the handle exists on both. Portable kernels export no entry from that build
+//! (they are the host's plain `unsafe fn` there), so each module holds exactly its own kernels.
 //!
 //! Launch bounds (CUDA C++'s `__launch_bounds__` and `__cluster_dims__`) are declared in the
 //! attribute too, after `sm_90a` if present, as constant expressions:
@@ -155,7 +155,10 @@ fn expand(function: ItemFn, options: Options) -> syn::Result<proc_macro2::TokenS
         #[doc = " Run only through a launch (or the CPU emulator) with the shape its"]
         #[doc = " module computes, and with pointers to device buffers as large as"]
         #[doc = " the kernel reads and writes."]
-        #[cfg(not(target_arch = "nvptx64"))]
+        // Also in the sm_90a build, as a plain function that exports no
+        // entry: the kernel's helpers are then used there too, so no lint
+        // has to be silenced for them.
+        #[cfg(not(all(target_arch = "nvptx64", not(ptx_ladder_hopper))))]
         // The section above is there; clippy does not read doc attributes a
         // proc-macro writes when the kernel itself has no doc comment.
         #[allow(clippy::missing_safety_doc)]

@@ -4,7 +4,7 @@
 
 use super::consumer::mainloop;
 use super::ring::Ring;
-use super::stages::{STAGE_BYTES, Stages, TILING, produce};
+use super::stages::{Stages, TILING, produce};
 use super::{Scale, store_accumulators, tile_origin};
 use crate::gpu::hopper::descriptor::ATOM_BYTES;
 use crate::gpu::hopper::tma::TensorMap;
