@@ -27,8 +27,9 @@
 //! numbers, and the shapes tried, are in `docs/measurements.md`.
 
 use super::Bf16Kernel;
+use crate::gemm::copy_ring::CopyRing;
 use crate::gemm::tiling::Tiling;
-use crate::gpu::{self, WARP_SIZE, cp_async_16, cp_async_commit, cp_async_wait, ldmatrix_x4, ldmatrix_x4_trans, mma_bf16};
+use crate::gpu::{self, WARP_SIZE, cp_async_16, ldmatrix_x4, ldmatrix_x4_trans, mma_bf16};
 use crate::launch::{LaunchShape, tiled_launch};
 use kernels_macros::kernel;
 
@@ -124,8 +125,6 @@ unsafe fn copy_tile(
 /// `2·(l % 4)` and `2·(l % 4) + 1`.
 #[kernel(bounds(THREADS, 1))]
 pub unsafe fn bf16_mma_sync(m: u32, n: u32, k: u32, a: *const u16, b: *const u16, c: *mut f32) {
-    let shared = gpu::dynamic_shared::<u16>();
-    let stage = |s: u32| unsafe { shared.add((s * STAGE_ELEMENTS) as usize) };
     let thread = gpu::thread_idx().x;
     let (warp, lane) = (thread / WARP_SIZE, thread % WARP_SIZE);
     let warp_row = (warp / WARPS_N) * MT as u32 * 16;
@@ -133,9 +132,10 @@ pub unsafe fn bf16_mma_sync(m: u32, n: u32, k: u32, a: *const u16, b: *const u16
     let row0 = gpu::block_idx().y * TILE_M;
     let col0 = gpu::block_idx().x * TILE_N;
     let steps = k.div_ceil(TILE_K);
+    let ring = CopyRing::new(gpu::dynamic_shared::<u16>(), STAGE_ELEMENTS, STAGES, steps);
     let copy = |s: u32, step: u32| {
         let k0 = step * TILE_K;
-        let a_tile = stage(s);
+        let a_tile = ring.stage(s);
         let b_tile = unsafe { a_tile.add(A_ELEMENTS as usize) };
         unsafe {
             copy_tile(a_tile, A_STRIDE, (TILE_M, TILE_K), a, (m, k), (row0, k0), thread);
@@ -143,25 +143,13 @@ pub unsafe fn bf16_mma_sync(m: u32, n: u32, k: u32, a: *const u16, b: *const u16
         }
     };
 
-    for s in 0..STAGES - 1 {
-        if s < steps {
-            copy(s, s);
-        }
-        cp_async_commit();
-    }
+    unsafe { ring.start(copy) };
     // ldmatrix: lane l gives the address of row l % 16, column block
     // l / 16 of a 16×16 tile (tiles 0-3: rows 0-7/8-15 × columns 0-7/8-15).
     let (frag_row, frag_col) = (lane % 16, 8 * (lane / 16));
     let mut acc = [[[0.0f32; 4]; NT]; MT];
     for step in 0..steps {
-        cp_async_wait::<{ STAGES - 2 }>();
-        gpu::sync_threads();
-        let next = step + STAGES - 1;
-        if next < steps {
-            copy(next % STAGES, next);
-        }
-        cp_async_commit();
-        let a_tile = stage(step % STAGES);
+        let a_tile = unsafe { ring.advance(step, copy) };
         let b_tile = unsafe { a_tile.add(A_ELEMENTS as usize) };
         for kk in 0..TILE_K / 16 {
             let mut a_frags = [[0u32; 4]; MT];

@@ -1,10 +1,10 @@
 //! Building blocks shared by the GEMM ladders ([`crate::sgemm`],
 //! [`crate::bf16`]): the tiling every rung describes itself with, shared
-//! memory layouts, tile loads, the warp tile, the epilogue, cp.async copies,
+//! memory layouts, tile loads, the warp tile, the epilogue, the cp.async copy ring,
 //! the Hopper building blocks ([`hopper`]), and [`LadderKernel`], what the
 //! host needs to launch or emulate one rung's kernel.
 
-pub mod async_copy;
+pub mod copy_ring;
 pub(crate) mod epilogue;
 pub mod hopper;
 pub mod layout;

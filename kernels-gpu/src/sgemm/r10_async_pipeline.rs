@@ -20,10 +20,11 @@
 //! the matrices no copy checks bounds; on edge tiles copies that fall outside
 //! read nothing and fill zeros (the `src-size` operand).
 
+use crate::gemm::copy_ring::CopyRing;
 use crate::gemm::layout::{SharedLayout, Swizzled, a_tile_floats, stage_floats};
 use crate::gemm::tiling::Tiling;
 use crate::gemm::warp_tile::{Accumulators, QUAD, check, multiply_tile, store_accumulators, thread_origin};
-use crate::gpu::{self, cp_async_4, cp_async_16, cp_async_commit, cp_async_wait};
+use crate::gpu::{self, cp_async_4, cp_async_16};
 use crate::launch::LaunchShape;
 use kernels_macros::kernel;
 
@@ -116,45 +117,27 @@ unsafe fn start_copies(
 /// (l % 4)·4 + {0, 16, 32, 48} of the warp tile.
 #[kernel(bounds(THREADS, 1))]
 pub unsafe fn sgemm_async_pipeline(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
-    let shared = gpu::dynamic_shared::<f32>();
-    let stage = |s: u32| unsafe { shared.add((s * STAGE_FLOATS) as usize) };
     let thread = gpu::thread_idx().x;
     let row0 = gpu::block_idx().y * TILING.tile_m;
     let col0 = gpu::block_idx().x * TILING.tile_n;
     let origin = thread_origin::<ITER_M, ITER_N>(TILING, thread);
     let steps = k.div_ceil(TILING.tile_k);
+    let ring = CopyRing::new(gpu::dynamic_shared::<f32>(), STAGE_FLOATS, STAGES, steps);
     // Blocks whose tile lies inside C, with aligned rows of B, copy
     // without bounds checks except on a partial last step of k.
     let full_block = row0 + TILING.tile_m <= m && col0 + TILING.tile_n <= n && n % 4 == 0;
     let copy = |s: u32, step: u32| {
         let k0 = step * TILING.tile_k;
         let interior = full_block && k0 + TILING.tile_k <= k;
-        unsafe { start_copies(stage(s), (a, b), (m, n, k), (row0, col0, k0), thread, interior) }
+        unsafe { start_copies(ring.stage(s), (a, b), (m, n, k), (row0, col0, k0), thread, interior) }
     };
 
-    // Prologue: the first STAGES-1 steps in flight. Every thread commits
-    // a group per step, even an empty one, so group counts stay aligned.
-    for s in 0..STAGES - 1 {
-        if s < steps {
-            copy(s, s);
-        }
-        cp_async_commit();
-    }
-
+    // The first STAGES-1 steps in flight; then each step waits for its
+    // stage and starts the copies STAGES-1 steps ahead.
+    unsafe { ring.start(copy) };
     let mut acc: Accumulators<ITER_M, ITER_N> = [[[[0.0; QUAD]; ITER_N]; QUAD]; ITER_M];
     for step in 0..steps {
-        // Step `step` has landed once at most STAGES-2 newer groups are
-        // pending; the barrier makes every thread's copies visible and
-        // guarantees all warps finished computing step-1, whose stage
-        // the next copies overwrite.
-        cp_async_wait::<{ STAGES - 2 }>();
-        gpu::sync_threads();
-        let next = step + STAGES - 1;
-        if next < steps {
-            copy(next % STAGES, next);
-        }
-        cp_async_commit();
-        let current = stage(step % STAGES);
+        let current = unsafe { ring.advance(step, copy) };
         let b_tile = unsafe { current.add(a_tile_floats::<Layout>(TILING) as usize) };
         unsafe { multiply_tile::<Layout, ITER_M, ITER_N>(TILING, current, b_tile, origin, &mut acc) };
     }

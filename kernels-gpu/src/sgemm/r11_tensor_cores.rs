@@ -22,10 +22,10 @@
 //! One difference from FFMA: an infinite input gives NaN (∞ − ∞ in the
 //! split) where the FFMA rungs give ±∞.
 
-use crate::gemm::async_copy::{copy_tile, cp_async_wait_for};
+use crate::gemm::copy_ring::{CopyRing, copy_tile};
 use crate::gemm::epilogue::store_scalar;
 use crate::gemm::tiling::Tiling;
-use crate::gpu::{self, WARP_SIZE, cp_async_commit, mma_tf32, split_tf32};
+use crate::gpu::{self, WARP_SIZE, mma_tf32, split_tf32};
 use crate::launch::LaunchShape;
 use kernels_macros::kernel;
 
@@ -119,8 +119,6 @@ unsafe fn sgemm_tensor_body<const MT: usize, const NT: usize, const DEPTH: usize
     beta: f32,
     c: *mut f32,
 ) {
-    let shared = gpu::dynamic_shared::<f32>();
-    let stage = |s: u32| unsafe { shared.add((s * stage_floats(t)) as usize) };
     let thread = gpu::thread_idx().x;
     let (warp, lane) = (thread / WARP_SIZE, thread % WARP_SIZE);
     let warp_row = (warp / t.warps_n()) * MT as u32 * MMA_M;
@@ -128,11 +126,12 @@ unsafe fn sgemm_tensor_body<const MT: usize, const NT: usize, const DEPTH: usize
     let row0 = gpu::block_idx().y * t.tile_m;
     let col0 = gpu::block_idx().x * t.tile_n;
     let steps = k.div_ceil(t.tile_k);
+    let ring = CopyRing::new(gpu::dynamic_shared::<f32>(), stage_floats(t), t.stages, steps);
     let full_block = row0 + t.tile_m <= m && col0 + t.tile_n <= n && n % 4 == 0 && k % 4 == 0;
     let copy = |s: u32, step: u32| {
         let k0 = step * t.tile_k;
         let interior = full_block && k0 + t.tile_k <= k;
-        let a_tile = stage(s);
+        let a_tile = ring.stage(s);
         let b_tile = unsafe { a_tile.add(a_floats(t) as usize) };
         let this_thread = (thread, t.threads());
         unsafe {
@@ -142,22 +141,10 @@ unsafe fn sgemm_tensor_body<const MT: usize, const NT: usize, const DEPTH: usize
     };
 
     // Same pipeline as rung 10: `stages - 1` steps in flight ahead.
-    for s in 0..t.stages - 1 {
-        if s < steps {
-            copy(s, s);
-        }
-        cp_async_commit();
-    }
+    unsafe { ring.start(copy) };
     let mut acc = [[[0.0f32; 4]; NT]; MT];
     for step in 0..steps {
-        cp_async_wait_for(t.stages);
-        gpu::sync_threads();
-        let next = step + t.stages - 1;
-        if next < steps {
-            copy(next % t.stages, next);
-        }
-        cp_async_commit();
-        let a_tile = stage(step % t.stages);
+        let a_tile = unsafe { ring.advance(step, copy) };
         let b_tile = unsafe { a_tile.add(a_floats(t) as usize) };
         // All of the step's fragments first, then, per tile of C, the
         // step's 3 × DEPTH products chained on the tensor core from zero.
