@@ -22,5 +22,6 @@ pub mod r05_wgmma_tma_store;
 pub mod r06_wgmma_cluster;
 pub mod r07_wgmma_deferred;
 
-/// Every BF16 kernel in the portable PTX module.
+/// Every BF16 kernel in the portable PTX module (rung 1); rungs 2-7 are in
+/// the sm_90a module, listed in [`crate::gemm::hopper::KERNELS`].
 pub const KERNELS: &[Bf16Kernel] = &[r01_mma_sync::KERNEL];

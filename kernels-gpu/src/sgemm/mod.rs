@@ -26,7 +26,8 @@ pub mod r10_async_pipeline;
 pub mod r11_tensor_cores;
 pub mod r12_tf32x3_wgmma;
 
-/// Every SGEMM kernel in the PTX module: the rungs and rung 8's candidates.
+/// Every SGEMM kernel in the portable PTX module: rungs 1-11 and rung 8's
+/// candidates (rung 12 is in the sm_90a module, [`crate::gemm::hopper::KERNELS`]).
 pub const KERNELS: &[GemmKernel] = &{
     const RUNGS: [GemmKernel; 11] = [
         r01_naive::KERNEL,
