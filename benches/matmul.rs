@@ -100,7 +100,7 @@ fn main() {
     let options = Options { size: (size, size, size), reps: Some(1), warmup: 0, seed: 1 };
     let measurement = CudaEvents { stream: gpu.stream() };
     let mut criterion = Criterion::default().with_measurement(measurement).sample_size(10).configure_from_args();
-    bench(&gpu, &options, &mut criterion, "sgemm", sgemm::ladder(&kernels_gpu::matmul::r08_autotuned::CONFIGS[0].kernel));
+    bench(&gpu, &options, &mut criterion, "sgemm", sgemm::ladder(&kernels_gpu::sgemm::r08_autotuned::CONFIGS[0].kernel));
     bench(&gpu, &options, &mut criterion, "bf16", bf16::ladder());
     criterion.final_summary();
 }

@@ -3,7 +3,7 @@
 //! through its tiles: edges, K and N not multiples of 8 (the element-wise
 //! load path) and multiples of 8 (the `cp.async` path).
 
-use kernels_gpu::matmul_bf16::{Bf16Kernel, KERNELS};
+use kernels_gpu::bf16::{Bf16Kernel, KERNELS};
 use ptx_ladder::emulator;
 use ptx_ladder::matmul::bf16::problem::{Bf16Problem, reference};
 use ptx_ladder::matmul::check::{reference_rows, verdict};

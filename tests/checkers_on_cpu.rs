@@ -8,7 +8,7 @@ use kernels_gpu::gpu::{self, Dim3};
 use kernels_gpu::labs::pitfalls::THREADS;
 use kernels_gpu::labs::{banks, coalesce, divergence as branches, occupancy, reduce, warps};
 use kernels_gpu::launch::LaunchShape;
-use kernels_gpu::matmul::r08_autotuned::CONFIGS;
+use kernels_gpu::sgemm::r08_autotuned::CONFIGS;
 use kernels_gpu::vecadd;
 use ptx_ladder::emulator::{AlignedBuffer, Checks, Finding, Hazard, Report, launch_checked};
 use ptx_ladder::inputs::uniform;

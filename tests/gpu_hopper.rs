@@ -5,7 +5,7 @@
 //! must say it needs a Hopper GPU. (The BF16 ladder's Hopper rungs are
 //! checked by `gpu_bf16`.)
 
-use kernels_gpu::matmul::r08_autotuned::CONFIGS;
+use kernels_gpu::sgemm::r08_autotuned::CONFIGS;
 use ptx_ladder::device::{Gpu, PtxModule};
 use ptx_ladder::matmul::buffers::Buffers;
 use ptx_ladder::matmul::check::{Problem, reference, reference_rows, verdict};

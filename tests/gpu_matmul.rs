@@ -2,8 +2,8 @@
 //! sizes that are not multiples of any tile, random inputs, C poisoned
 //! before each run, compared with an f64 reference.
 
-use kernels_gpu::matmul::r08_autotuned::CONFIGS;
-use kernels_gpu::matmul::{GemmKernel, KERNELS};
+use kernels_gpu::sgemm::r08_autotuned::CONFIGS;
+use kernels_gpu::sgemm::{GemmKernel, KERNELS};
 use ptx_ladder::device::Gpu;
 use ptx_ladder::matmul::buffers::Buffers;
 use ptx_ladder::matmul::check::{Problem, reference, reference_rows, verdict};

@@ -2,8 +2,8 @@
 //! that are not multiples of any tile: masking, tail handling, barriers and
 //! 16-byte alignment are checked here without a GPU.
 
-use kernels_gpu::matmul::r08_autotuned::CONFIGS;
-use kernels_gpu::matmul::{GemmKernel, KERNELS};
+use kernels_gpu::sgemm::r08_autotuned::CONFIGS;
+use kernels_gpu::sgemm::{GemmKernel, KERNELS};
 use ptx_ladder::emulator;
 use ptx_ladder::matmul::check::{Problem, reference, reference_rows, verdict};
 use ptx_ladder::matmul::rung::RungKernel;

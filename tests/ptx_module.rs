@@ -2,8 +2,8 @@
 //! module with an entry point for every kernel the host launches, and the
 //! instructions each rung is about actually present in its body.
 
-use kernels_gpu::matmul::KERNELS;
-use kernels_gpu::matmul::r08_autotuned::CONFIGS;
+use kernels_gpu::sgemm::KERNELS;
+use kernels_gpu::sgemm::r08_autotuned::CONFIGS;
 use ptx_ladder::device::PtxModule;
 use ptx_ladder::matmul::sgemm;
 use ptx_ladder::{PTX, PTX_ARCH};
@@ -26,7 +26,7 @@ fn the_module_holds_exactly_the_kernels_the_host_knows() {
     let mut known: Vec<&str> = KERNELS.iter().map(|k| k.name()).collect();
     known.extend([kernels_gpu::vecadd::VEC_ADD.name(), kernels_gpu::vecadd::VEC_ADD_X4.name()]);
     known.extend(kernels_gpu::labs::KERNEL_NAMES);
-    known.extend(kernels_gpu::matmul_bf16::KERNELS.iter().map(|k| k.name()));
+    known.extend(kernels_gpu::bf16::KERNELS.iter().map(|k| k.name()));
     for rung in sgemm::ladder(&CONFIGS[0].kernel).rungs.iter().filter(|r| r.kernel.module() == PtxModule::Portable) {
         assert!(known.contains(&rung.kernel.name()), "rung {} is missing from KERNELS", rung.id);
     }
@@ -93,7 +93,7 @@ fn each_rung_uses_the_instructions_it_is_about() {
     }
     let swizzled = entry("sgemm_vectorized_swizzled");
     assert!(swizzled.contains("xor.b32"), "the swizzle is an XOR");
-    let async_rung = entry("sgemm_double_buffered");
+    let async_rung = entry("sgemm_async_pipeline");
     for instruction in ["cp.async.cg.shared.global", "cp.async.ca.shared.global", "cp.async.commit_group", "cp.async.wait_group"] {
         assert!(async_rung.contains(instruction), "rung 10 lacks {instruction}");
     }
@@ -106,7 +106,7 @@ fn each_rung_uses_the_instructions_it_is_about() {
 
 #[test]
 fn rung_11_runs_on_tensor_cores_three_products_per_tile() {
-    use kernels_gpu::matmul::r11_tensor_cores::TILING;
+    use kernels_gpu::sgemm::r11_tensor_cores::TILING;
     let body = entry("sgemm_tensor_cores");
     // Per block step, each of the 8 warps does (warp tile / 16×8) tiles ×
     // (tile_k / 8) depth steps × 3 products, all unrolled.

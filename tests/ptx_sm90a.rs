@@ -2,7 +2,7 @@
 //! Hopper kernels, for the architecture-specific target and a PTX ISA that
 //! has wgmma, and each rung's body has the instructions it is about.
 
-use kernels_gpu::hopper::{KERNEL_NAMES, KERNELS, launch_bounds};
+use kernels_gpu::gemm::hopper::{KERNEL_NAMES, KERNELS, launch_bounds};
 use ptx_ladder::{PTX, PTX_SM90A};
 
 /// The text of one `.entry` of the sm_90a module, up to the next entry.
@@ -58,9 +58,19 @@ fn the_wgmma_shapes_are_the_ones_the_rungs_describe() {
     // (K×N row-major), 128 accumulators per thread.
     assert_eq!(bf16.matches("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16").count(), 4);
     assert!(bf16.contains(", p, 1, 1, 0, 1;"), "B must be read MN-major (transpose flag 1)");
-    let tf32 = entry("tf32x3_wgmma");
+    let tf32 = entry("sgemm_tf32x3_wgmma");
     // 32 values of K per stage, 8 per instruction, three products each.
     assert_eq!(tf32.matches("wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32").count(), 12);
+}
+
+#[test]
+fn each_gemm_declares_bounds_matching_its_tiling() {
+    for kernel in KERNELS {
+        let bounds = kernel.bounds().unwrap_or_else(|| panic!("{} declares no launch bounds", kernel.name()));
+        assert_eq!(bounds.max_threads, kernel.tiling.threads(), "{}", kernel.name());
+        assert_eq!(bounds.min_blocks_per_sm, 1, "{}: setmaxnreg needs one block per SM", kernel.name());
+        assert_eq!(bounds.cluster, kernel.tiling.cluster, "{}", kernel.name());
+    }
 }
 
 #[test]

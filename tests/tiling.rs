@@ -1,10 +1,10 @@
 //! The one tile vocabulary: what each rung's `Tiling` derives (threads,
 //! shared memory, launch shape) agrees with the kernels' documented shapes.
 
+use kernels_gpu::gemm::tiling::Tiling;
 use kernels_gpu::launch::Dim3;
-use kernels_gpu::matmul::tiling::Tiling;
-use kernels_gpu::matmul::{r04_blocktile_1d as r04, r05_blocktile_2d as r05, r06_vectorized as r06, r08_autotuned as r08};
-use kernels_gpu::matmul::{r09_warptiling as r09, r10_async_pipeline as r10, r11_tensor_cores as r11};
+use kernels_gpu::sgemm::{r04_blocktile_1d as r04, r05_blocktile_2d as r05, r06_vectorized as r06, r08_autotuned as r08};
+use kernels_gpu::sgemm::{r09_warptiling as r09, r10_async_pipeline as r10, r11_tensor_cores as r11};
 
 #[test]
 fn threads_come_from_the_thread_tiles() {

@@ -89,7 +89,7 @@ ptxas)
 profile)
     # Nsight Compute on the kernels named in $PROFILE (default: a few rungs),
     # one short run each at 2048^3; the clocks are left as they are.
-    for k in ${PROFILE:-sgemm_coalesced sgemm_blocktile_2d sgemm_warptiling sgemm_double_buffered sgemm_tensor_cores}; do
+    for k in ${PROFILE:-sgemm_coalesced sgemm_blocktile_2d sgemm_warptiling sgemm_async_pipeline sgemm_tensor_cores}; do
         step "ncu $k"
         ncu --clock-control none -k "regex:^$k\$" -c 1 --section SpeedOfLight --section WarpStateStats \
             --section SchedulerStats --section Occupancy --section ComputeWorkloadAnalysis \

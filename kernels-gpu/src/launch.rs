@@ -5,6 +5,8 @@
 
 use core::marker::PhantomData;
 
+use crate::LaunchBounds;
+
 pub use crate::gpu::Dim3;
 
 /// The typed handle of one kernel: its entry name in the PTX module, and its
@@ -12,8 +14,11 @@ pub use crate::gpu::Dim3;
 /// `*mut T`). `#[kernel]` declares one per kernel, named after it in capitals
 /// (`vec_add` → `VEC_ADD`), so the name and signature cannot drift. The
 /// host's `Gpu::launch` accepts only arguments of these types, in this order.
+/// A kernel that declares launch bounds in its attribute
+/// (`#[kernel(bounds(256, 2))]`) carries them here, for the builder.
 pub struct Kernel<Args> {
     name: &'static str,
+    bounds: Option<LaunchBounds>,
     // `fn(Args)`: the handle neither owns nor shares an `Args`, so it is
     // `Copy`, `Send` and `Sync` whatever the parameter types are.
     args: PhantomData<fn(Args)>,
@@ -21,7 +26,20 @@ pub struct Kernel<Args> {
 
 impl<Args> Kernel<Args> {
     pub const fn new(name: &'static str) -> Self {
-        Kernel { name, args: PhantomData }
+        Kernel { name, bounds: None, args: PhantomData }
+    }
+
+    /// The handle of a kernel run with at most `max_threads` threads per
+    /// block, `min_blocks_per_sm` blocks per multiprocessor, and blocks in
+    /// clusters of `cluster` (1: no cluster).
+    pub const fn with_bounds(self, max_threads: u32, min_blocks_per_sm: u32, cluster: u32) -> Self {
+        let bounds = LaunchBounds { kernel: self.name, max_threads, min_blocks_per_sm, cluster };
+        Kernel { bounds: Some(bounds), ..self }
+    }
+
+    /// The launch bounds its attribute declares, if any.
+    pub const fn bounds(&self) -> Option<LaunchBounds> {
+        self.bounds
     }
 
     /// The `.entry` name in the PTX module.

@@ -31,8 +31,6 @@
     )
 )]
 #![cfg_attr(not(target_arch = "nvptx64"), feature(thread_local))]
-// The sm_90a build compiles the portable kernels' code but exports none of it.
-#![cfg_attr(ptx_ladder_hopper, allow(dead_code, unused_imports, unused_macros))]
 // `link_llvm_intrinsics` gives the warp shuffles LLVM's own (convergent)
 // intrinsics instead of opaque inline assembly.
 #![allow(internal_features)]
@@ -45,13 +43,12 @@
 // and the kernels are kept byte for byte as they were measured on the H200.
 #![allow(clippy::manual_is_multiple_of)]
 
+pub mod bf16;
+pub mod gemm;
 pub mod gpu;
-pub mod hopper;
 pub mod labs;
 pub mod launch;
-pub mod matmul;
-pub mod matmul_bf16;
-pub mod skinny;
+pub mod sgemm;
 pub mod vecadd;
 
 /// CUDA C++'s `__launch_bounds__(max_threads, min_blocks_per_sm)`: a promise
@@ -61,7 +58,9 @@ pub mod vecadd;
 /// attribute for it, so `build.rs` writes it into the PTX as `.maxntid` and
 /// `.minnctapersm` directives, and, for a kernel whose blocks run in
 /// clusters, `.reqnctapercluster` (CUDA C++'s `__cluster_dims__`), so an
-/// ordinary launch runs them in clusters.
+/// ordinary launch runs them in clusters. A kernel declares them in its
+/// attribute (`#[kernel(bounds(256, 2))]`) and its handle carries them
+/// ([`launch::Kernel::bounds`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LaunchBounds {
     pub kernel: &'static str,
@@ -71,9 +70,10 @@ pub struct LaunchBounds {
     pub cluster: u32,
 }
 
-/// Every kernel that declares launch bounds.
+/// Every kernel of the portable module that declares launch bounds.
 pub fn launch_bounds() -> impl Iterator<Item = LaunchBounds> {
-    matmul::KERNELS.iter().filter_map(|k| k.bounds).chain(matmul_bf16::KERNELS.iter().filter_map(|k| k.bounds))
+    let sgemm = sgemm::KERNELS.iter().filter_map(|k| k.kernel.bounds());
+    sgemm.chain(bf16::KERNELS.iter().filter_map(|k| k.kernel.bounds()))
 }
 
 #[cfg(target_arch = "nvptx64")]

@@ -6,9 +6,9 @@
 //!
 //! Three checkers watch every launch and report what a GPU would not
 //! (see [`findings`]): a barrier that not every thread reaches
-//! ([`barrier`]), shared-memory races ([`race`]) and, when the launch
+//! (`barrier`), shared-memory races (`race`) and, when the launch
 //! declares its buffers ([`Checks::buffer`]), accesses outside them
-//! ([`bounds`]). Races and bounds see the accesses made through the device
+//! (`bounds`). Races and bounds see the accesses made through the device
 //! helpers (`gpu::load`, `gpu::store`, the 128-bit and `cp.async` helpers,
 //! atomics); a plain `*ptr` dereference is invisible to them.
 //!
@@ -25,10 +25,10 @@ pub use findings::{BarrierMismatch, Finding, Hazard, OutOfBounds, Race, Report};
 
 use barrier::{Barrier, Broken, Mismatch};
 use bounds::Buffer;
+use kernels_gpu::bf16::Bf16Kernel;
 use kernels_gpu::gpu::emulated::{self, Access, AccessKind, BlockHooks, CopyEvent, ThreadContext};
 use kernels_gpu::launch::{Dim3, LaunchShape};
-use kernels_gpu::matmul::GemmKernel;
-use kernels_gpu::matmul_bf16::Bf16Kernel;
+use kernels_gpu::sgemm::GemmKernel;
 use std::collections::VecDeque;
 use std::panic::Location;
 use std::sync::Mutex;

@@ -195,7 +195,7 @@ pub fn expected_shared_sum(t: u32, rounds: u32) -> f32 {
 }
 
 /// A chain of addresses in device memory: slot `i` (every
-/// [`CHASE_STRIDE`] bytes) holds the address of the slot after it in a
+/// `CHASE_STRIDE` bytes) holds the address of the slot after it in a
 /// random cycle.
 pub fn address_chain(base: u64, set_bytes: u64, seed: u64) -> (Vec<u64>, Vec<u32>) {
     let slots = (set_bytes / CHASE_STRIDE).max(1) as usize;

@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 use crate::inputs::uniform;
 use kernels_gpu::labs::occupancy::{OCCUPANCY_COPY, THREADS};
 use kernels_gpu::launch::LaunchShape;
-use kernels_gpu::matmul::KERNELS;
+use kernels_gpu::sgemm::KERNELS;
 
 /// The calculator's architecture for this GPU.
 pub fn arch_of(gpu: &Gpu) -> Result<&'static Arch> {

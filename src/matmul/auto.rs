@@ -2,7 +2,7 @@
 //! of the GPU rather than a table of shapes.
 //!
 //! Two kinds of kernel compete:
-//! - the **skinny** kernel streams B once (per 1, 8 or 16 rows of A) on
+//! - the **small-M** kernel streams B once (per 1, 8 or 16 rows of A) on
 //!   the CUDA cores, splitting K over blocks until every SM has work. Its
 //!   time comes from its bytes over DRAM bandwidth and its FLOPs over the
 //!   FP32 pipes, the shorter of the two half hidden ([`OVERLAP_LOSS`]);
@@ -20,11 +20,11 @@
 //! same two limits.
 
 use super::dtype::Dtype;
-use kernels_gpu::skinny::SkinnyPlan;
+use kernels_gpu::gemm::small_m::SmallMPlan;
 
-/// Fraction of the FP32 peak the skinny kernel's FMAs sustain (each FMA
+/// Fraction of the FP32 peak the small-M kernel's FMAs sustain (each FMA
 /// comes with loads and, for bf16, unpacking).
-pub const SKINNY_FMA_EFFICIENCY: f64 = 0.5;
+pub const SMALL_M_FMA_EFFICIENCY: f64 = 0.5;
 
 /// Fraction of the dense BF16 tensor peak a full tile of BF16 rung 7
 /// sustains (662 of 989 TFLOP/s at 4096³ on the H200).
@@ -38,8 +38,8 @@ pub const TILED_TF32X3_EFFICIENCY: f64 = 0.112;
 /// Rows × columns of C per tile of the tiled rungs.
 pub const TILE: (u32, u32) = (128, 256);
 
-/// Blocks per SM the skinny plan aims for.
-pub const SKINNY_BLOCKS_PER_SM: u32 = 8;
+/// Blocks per SM the small-M plan aims for.
+pub const SMALL_M_BLOCKS_PER_SM: u32 = 8;
 
 /// How much of the shorter of memory time and arithmetic time a kernel
 /// fails to hide behind the longer: 0 is perfect overlap, 1 none. Rung 7
@@ -54,7 +54,7 @@ fn combined(memory: f64, arithmetic: f64) -> f64 {
 }
 
 /// A kernel launch costs a few microseconds that no bandwidth hides; the
-/// skinny kernel has two (the partial products, then the reduction).
+/// small-M kernel has two (the partial products, then the reduction).
 pub const LAUNCH_SECONDS: f64 = 2.5e-6;
 
 /// What the model knows of the GPU.
@@ -97,7 +97,7 @@ impl Machine {
 /// The kernel the model picked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pick {
-    Skinny(SkinnyPlan),
+    SmallM(SmallMPlan),
     /// The ladder's top tensor-core rung.
     Tiled,
 }
@@ -106,7 +106,7 @@ pub enum Pick {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Choice {
     pub pick: Pick,
-    pub skinny_seconds: f64,
+    pub small_m_seconds: f64,
     /// None where the tiled rung cannot run (not Hopper, or a shape its
     /// TMA copies cannot take).
     pub tiled_seconds: Option<f64>,
@@ -121,15 +121,15 @@ fn input_bytes(dtype: Dtype) -> f64 {
     }
 }
 
-/// The skinny kernel's predicted time and plan.
-pub fn skinny_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine) -> (f64, SkinnyPlan) {
-    let plan = SkinnyPlan::new((m, n, k), gpu.multiprocessors, SKINNY_BLOCKS_PER_SM);
+/// The small-M kernel's predicted time and plan.
+pub fn small_m_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine) -> (f64, SmallMPlan) {
+    let plan = SmallMPlan::new((m, n, k), gpu.multiprocessors, SMALL_M_BLOCKS_PER_SM);
     let (mf, nf, kf) = (m as f64, n as f64, k as f64);
     let passes = m.div_ceil(plan.rows) as f64;
     let partials = 4.0 * plan.splits as f64 * mf * nf;
     let bytes = input_bytes(dtype) * (passes * kf * nf + mf * kf) + 2.0 * partials + 4.0 * mf * nf;
     let flops = 2.0 * mf * nf * kf;
-    let time = combined(bytes / gpu.dram_bytes, flops / (gpu.fp32_flops * SKINNY_FMA_EFFICIENCY)) + 2.0 * LAUNCH_SECONDS;
+    let time = combined(bytes / gpu.dram_bytes, flops / (gpu.fp32_flops * SMALL_M_FMA_EFFICIENCY)) + 2.0 * LAUNCH_SECONDS;
     (time, plan)
 }
 
@@ -152,29 +152,33 @@ pub fn tiled_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine) -> (f
 /// rung can take this shape on this GPU.
 pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tiled_runs: bool) -> Choice {
     let (m, n, k) = size;
-    let (skinny_seconds, plan) = skinny_time(dtype, size, gpu);
+    let (small_m_seconds, plan) = small_m_time(dtype, size, gpu);
     let flops = 2.0 * m as f64 * n as f64 * k as f64;
     let bytes = input_bytes(dtype) * (m as f64 * k as f64 + k as f64 * n as f64) + 4.0 * m as f64 * n as f64;
     let intensity = flops / bytes;
     let bound = if intensity < gpu.ridge() { "memory-bound" } else { "compute-bound" };
     let roofline = format!("{intensity:.0} FLOP/B vs ridge {:.0}: {bound}", gpu.ridge());
-    let skinny_why = format!("skinny, {} K-splits x {} column blocks", plan.splits, n.div_ceil(8 * kernels_gpu::skinny::column_groups(n)));
+    let small_m_why = format!(
+        "small-M kernel, {} K-splits x {} column blocks",
+        plan.splits,
+        n.div_ceil(8 * kernels_gpu::gemm::small_m::column_groups(n))
+    );
     if !tiled_runs {
         return Choice {
-            pick: Pick::Skinny(plan),
-            skinny_seconds,
+            pick: Pick::SmallM(plan),
+            small_m_seconds,
             tiled_seconds: None,
-            why: format!("{roofline}; {skinny_why} (no tensor-core rung here)"),
+            why: format!("{roofline}; {small_m_why} (no tensor-core rung here)"),
         };
     }
     let (tiled_seconds, tiles) = tiled_time(dtype, size, gpu);
     let busy = 100.0 * tiles.min(gpu.multiprocessors as u64) as f64 / gpu.multiprocessors as f64;
     let waves = format!("{tiles} tiles on {} SMs ({busy:.0}% busy)", gpu.multiprocessors);
     let (pick, chosen) =
-        if skinny_seconds < tiled_seconds { (Pick::Skinny(plan), skinny_why) } else { (Pick::Tiled, "tensor-core tiles".to_string()) };
+        if small_m_seconds < tiled_seconds { (Pick::SmallM(plan), small_m_why) } else { (Pick::Tiled, "tensor-core tiles".to_string()) };
     let why =
-        format!("{roofline}; {waves}; predicted skinny {:.0} us, tiled {:.0} us: {chosen}", skinny_seconds * 1e6, tiled_seconds * 1e6);
-    Choice { pick, skinny_seconds, tiled_seconds: Some(tiled_seconds), why }
+        format!("{roofline}; {waves}; predicted small-M {:.0} us, tiled {:.0} us: {chosen}", small_m_seconds * 1e6, tiled_seconds * 1e6);
+    Choice { pick, small_m_seconds, tiled_seconds: Some(tiled_seconds), why }
 }
 
 #[cfg(test)]
@@ -188,8 +192,8 @@ mod tests {
     #[test]
     fn decode_streams_and_squares_tile() {
         for (k, n) in [(4096, 6144), (4096, 4096), (4096, 28672), (14336, 4096)] {
-            assert!(matches!(pick(Dtype::Bf16, (1, n, k)), Pick::Skinny(p) if p.rows == 1), "M = 1, {k}x{n}");
-            assert!(matches!(pick(Dtype::F32, (1, n, k)), Pick::Skinny(_)), "fp32 M = 1, {k}x{n}");
+            assert!(matches!(pick(Dtype::Bf16, (1, n, k)), Pick::SmallM(p) if p.rows == 1), "M = 1, {k}x{n}");
+            assert!(matches!(pick(Dtype::F32, (1, n, k)), Pick::SmallM(_)), "fp32 M = 1, {k}x{n}");
             assert_eq!(pick(Dtype::Bf16, (8192, n, k)), Pick::Tiled, "M = 8192, {k}x{n}");
         }
         assert_eq!(pick(Dtype::Bf16, (4096, 4096, 4096)), Pick::Tiled);
@@ -197,11 +201,11 @@ mod tests {
     }
 
     /// Few tiles and deep K: one 128x256 tile walks 65536 k alone, while
-    /// the skinny kernel splits K over every SM.
+    /// the small-M kernel splits K over every SM.
     #[test]
     fn deep_k_with_one_tile_splits_k() {
         let choice = choose(Dtype::Bf16, (64, 64, 65536), &Machine::H200, true);
-        assert!(matches!(choice.pick, Pick::Skinny(p) if p.splits > 100), "{choice:?}");
+        assert!(matches!(choice.pick, Pick::SmallM(p) if p.splits > 100), "{choice:?}");
         assert!(choice.why.contains("1 tiles on 132 SMs (1% busy)"), "{}", choice.why);
     }
 
@@ -211,9 +215,9 @@ mod tests {
         assert!(choice.why.starts_with("1 FLOP/B vs ridge 220: memory-bound"), "{}", choice.why);
         // 117 MB of weights and 8 MB of partial sums (K in 256 pieces) at
         // 4.5 TB/s (28 us), half of 3.6 us of FMAs, two launches.
-        assert!((choice.skinny_seconds * 1e6 - 34.7).abs() < 0.1, "{}", choice.skinny_seconds);
+        assert!((choice.small_m_seconds * 1e6 - 34.7).abs() < 0.1, "{}", choice.small_m_seconds);
         let elsewhere = choose(Dtype::Bf16, (4096, 4096, 4096), &Machine::H200, false);
-        assert!(matches!(elsewhere.pick, Pick::Skinny(_)) && elsewhere.why.ends_with("(no tensor-core rung here)"));
+        assert!(matches!(elsewhere.pick, Pick::SmallM(_)) && elsewhere.why.ends_with("(no tensor-core rung here)"));
     }
 
     #[test]

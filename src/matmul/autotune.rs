@@ -7,7 +7,7 @@ use super::check::{Reference, verdict};
 use super::ladder::measure;
 use crate::device::Gpu;
 use crate::error::{Error, Result};
-use kernels_gpu::matmul::r08_autotuned::{CONFIGS, Config};
+use kernels_gpu::sgemm::r08_autotuned::{CONFIGS, Config};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 

@@ -15,13 +15,12 @@ use super::cublas::Cublas;
 use super::dtype::Dtype;
 use super::element::{Args, Element, Gemm, Inputs, Library};
 use super::rung::{Ladder, Rung, RungKernel};
-use super::skinny::{AutoRung, SkinnyRung};
+use super::small_m::{AutoRung, SmallMRung};
 use crate::device::{Gpu, PtxModule, pointer};
 use crate::error::Result;
 use half::bf16;
-use kernels_gpu::hopper::{wgmma_bf16, wgmma_bf16_cluster, wgmma_bf16_deferred, wgmma_bf16_store};
+use kernels_gpu::bf16::{self as k, Bf16Kernel};
 use kernels_gpu::launch::LaunchShape;
-use kernels_gpu::matmul_bf16::{self as k, Bf16Kernel};
 use problem::Bf16Problem;
 
 impl Element for bf16 {
@@ -94,13 +93,13 @@ pub fn ladder() -> Ladder<bf16> {
     let rung = |id, title, kernel: &'static dyn RungKernel<bf16>| Rung { id, title, kernel };
     let rungs = vec![
         rung("1", "mma.sync + ldmatrix", &k::r01_mma_sync::KERNEL),
-        rung("2", "wgmma, TMA, mbarrier ring", &wgmma_bf16::PIPELINED),
-        rung("3", "warp specialization", &wgmma_bf16::SPECIALIZED),
-        rung("4", "persistent, grouped tiles", &wgmma_bf16::PERSISTENT),
-        rung("5", "epilogue by TMA stores", &wgmma_bf16_store::TMA_STORE),
-        rung("6", "clusters of 2, multicast B", &wgmma_bf16_cluster::CLUSTERED),
-        rung("7", "half epilogue behind wgmma", &wgmma_bf16_deferred::DEFERRED),
-        rung("8", "small M: stream B, split K", &SkinnyRung),
+        rung("2", "wgmma, TMA, mbarrier ring", &k::r02_wgmma_tma::PIPELINED),
+        rung("3", "warp specialization", &k::r03_wgmma_specialized::SPECIALIZED),
+        rung("4", "persistent, grouped tiles", &k::r04_wgmma_persistent::PERSISTENT),
+        rung("5", "epilogue by TMA stores", &k::r05_wgmma_tma_store::TMA_STORE),
+        rung("6", "clusters of 2, multicast B", &k::r06_wgmma_cluster::CLUSTERED),
+        rung("7", "half epilogue behind wgmma", &k::r07_wgmma_deferred::DEFERRED),
+        rung("8", "small M: stream B, split K", &SmallMRung),
         rung("auto", "auto: picked per shape", &AutoRung),
     ];
     Ladder { rungs, others: Vec::new(), note: String::new() }
@@ -118,7 +117,7 @@ mod tests {
         names.sort();
         names.dedup();
         assert_eq!(names.len(), all.rungs.len());
-        let hopper = kernels_gpu::hopper::KERNELS.iter().filter(|h| !matches!(h.entry, kernels_gpu::hopper::Entry::Tf32x3(_)));
+        let hopper = kernels_gpu::gemm::hopper::KERNELS.iter().filter(|h| !matches!(h.entry, kernels_gpu::gemm::hopper::Entry::Tf32x3(_)));
         for name in k::KERNELS.iter().map(|k| k.name()).chain(hopper.map(|h| h.name())) {
             assert!(names.contains(&name), "{name} is not on the ladder");
         }

@@ -15,9 +15,9 @@ use crate::device::{Gpu, PtxModule, pointer};
 use crate::error::{Error, Result};
 use cust::memory::{DeviceBuffer, DevicePointer};
 use half::bf16;
-use kernels_gpu::hopper::wgmma_bf16_store::{self, Bf16StoreParams};
-use kernels_gpu::hopper::{Bf16Params, Entry, HopperKernel, Tf32x3Params, tf32x3};
+use kernels_gpu::gemm::hopper::{Bf16Params, Bf16StoreParams, Entry, HopperKernel, Tf32x3Params, tma_store};
 use kernels_gpu::launch::{Dim3, Kernel, LaunchShape};
+use kernels_gpu::sgemm::r12_tf32x3_wgmma as tf32x3;
 
 /// Why a BF16 Hopper rung cannot take this shape, if it cannot: TMA reads
 /// rows whose pitch is a multiple of 16 bytes.
@@ -101,7 +101,7 @@ impl Bf16Tma {
                 cols: n as u64,
                 pitch: n as u64,
                 box_rows: tiling.store_rows,
-                box_cols: wgmma_bf16_store::C_BOX_COLS,
+                box_cols: tma_store::C_BOX_COLS,
             })?);
         }
         Ok(Bf16Tma {
@@ -226,13 +226,13 @@ impl Tf32x3 {
             block: Dim3::new(tf32x3::SPLIT_THREADS, 1, 1),
             shared_bytes: 0,
         };
-        launch(&tf32x3::TF32X3_SPLIT_ROWS, rows_shape, m, k, a, &split.a_big, &split.a_small)?;
+        launch(&tf32x3::SGEMM_TF32X3_SPLIT_ROWS, rows_shape, m, k, a, &split.a_big, &split.a_small)?;
         let transposed_shape = LaunchShape {
             grid: Dim3::new(n.div_ceil(32), pitch.div_ceil(32), 1),
             block: Dim3::new(32, 8, 1),
             shared_bytes: tf32x3::TRANSPOSE_TILE_FLOATS * 4,
         };
-        launch(&tf32x3::TF32X3_SPLIT_TRANSPOSED, transposed_shape, k, n, b, &split.b_big, &split.b_small)
+        launch(&tf32x3::SGEMM_TF32X3_SPLIT_TRANSPOSED, transposed_shape, k, n, b, &split.b_big, &split.b_small)
     }
 }
 

@@ -27,4 +27,4 @@ pub mod ladder;
 pub mod report;
 pub mod rung;
 pub mod sgemm;
-pub mod skinny;
+pub mod small_m;

@@ -8,11 +8,11 @@ use super::cublas::Cublas;
 use super::dtype::Dtype;
 use super::element::{Args, Element, Gemm, Inputs, Library};
 use super::rung::{Ladder, Rung, RungKernel};
-use super::skinny::{AutoRung, SkinnyRung};
+use super::small_m::{AutoRung, SmallMRung};
 use crate::device::{Gpu, PtxModule, pointer};
 use crate::error::{Error, Result};
 use kernels_gpu::launch::LaunchShape;
-use kernels_gpu::matmul::{self as k, GemmKernel, KERNELS};
+use kernels_gpu::sgemm::{self as k, GemmKernel, KERNELS};
 
 /// Title of the TF32 reference row (the version is on the baseline's row).
 pub const TF32_TITLE: &str = "cuBLAS TF32 (reference)";
@@ -117,8 +117,8 @@ pub fn ladder(autotuned: &'static GemmKernel) -> Ladder<f32> {
         rung("9", "warptiling", &k::r09_warptiling::KERNEL),
         rung("10", "async copies, 4 stages", &k::r10_async_pipeline::KERNEL),
         rung("11", "tensor cores, 3xTF32", &k::r11_tensor_cores::KERNEL),
-        rung("12", "3xTF32 on wgmma + TMA", &kernels_gpu::hopper::tf32x3::KERNEL),
-        rung("13", "small M: stream B, split K", &SkinnyRung),
+        rung("12", "3xTF32 on wgmma + TMA", &kernels_gpu::sgemm::r12_tf32x3_wgmma::KERNEL),
+        rung("13", "small M: stream B, split K", &SmallMRung),
         rung("auto", "auto: picked per shape", &AutoRung),
     ];
     let on_ladder: Vec<&str> = rungs.iter().map(|r| r.kernel.name()).collect();
@@ -161,7 +161,7 @@ mod tests {
         // Rung 12 is the only one of the sm_90a module.
         let hopper: Vec<&str> = all.rungs.iter().filter(|r| r.kernel.module() == PtxModule::Sm90a).map(|r| r.id).collect();
         assert_eq!(hopper, ["12"]);
-        // Every rung of the portable module but the skinny and auto rungs
+        // Every rung of the portable module but the small-M and auto rungs
         // is a plain kernel of KERNELS.
         let plain: Vec<&str> = plain_kernels(&CONFIGS[0].kernel).iter().map(|(id, _)| *id).collect();
         let portable: Vec<&str> = all.rungs.iter().filter(|r| r.kernel.module() == PtxModule::Portable).map(|r| r.id).collect();
@@ -182,7 +182,7 @@ mod tests {
         assert_eq!(ids("10,3-5,7B"), ["3", "4", "5", "7b", "10"]);
         assert_eq!(ids("1-10").len(), 11);
         assert_eq!(ids("11-12"), ["11", "12"]);
-        assert_eq!(ids("tf32x3_wgmma"), ["12"]);
+        assert_eq!(ids("sgemm_tf32x3_wgmma"), ["12"]);
         assert_eq!(ids("all").len(), 15);
         assert_eq!(ids("auto,13"), ["13", "auto"]);
     }

@@ -200,7 +200,7 @@ mod tests {
         let measured = |kernel: &str, micros| Measured { kernel: kernel.into(), micros, relative_error: 1e-6, correct: true };
         SweepRow {
             cublas: Some(measured("cublas", cublas_us)),
-            ours: Some(measured("skinny_bf16_m1", ours_us)),
+            ours: Some(measured("bf16_small_m1", ours_us)),
             why: "memory-bound".into(),
             ..SweepRow::new(&Shape::new(name, (1, 4096, 14336)), true, 2.0 * 4096.0 * 14336.0)
         }

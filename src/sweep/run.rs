@@ -9,7 +9,7 @@ use crate::device::Gpu;
 use crate::error::Result;
 use crate::matmul::auto::Machine;
 use crate::matmul::ladder::{self, Options, Row};
-use crate::matmul::skinny::SkinnyElement;
+use crate::matmul::small_m::SmallMElement;
 
 /// How to run a sweep.
 #[derive(Clone, Debug)]
@@ -49,7 +49,7 @@ fn measured(row: &Row) -> Option<Measured> {
 }
 
 /// Every shape of `shapes`, in order; `progress` hears which.
-pub fn run<E: SkinnyElement>(gpu: &Gpu, shapes: &[Shape], options: &SweepOptions, progress: &mut dyn FnMut(&str)) -> Result<Vec<SweepRow>> {
+pub fn run<E: SmallMElement>(gpu: &Gpu, shapes: &[Shape], options: &SweepOptions, progress: &mut dyn FnMut(&str)) -> Result<Vec<SweepRow>> {
     let list = match &options.rungs {
         Some(extra) => format!("auto,{extra}"),
         None => "auto".to_string(),

@@ -93,8 +93,8 @@ pub fn coalesce_lab(gpu: Option<&Gpu>, o: &CoalesceArgs, files: &mut Files) -> R
     }
     let Some(gpu) = gpu else {
         outln!("matmul {size}^3, sectors per warp request for A and B in one inner-loop step (model):")?;
-        outln!("  {:<16} A: {:>10}, B: {:>10}", kernels_gpu::matmul::r01_naive::KERNEL.name(), sectors(naive_a), sectors(naive_b))?;
-        outln!("  {:<16} A: {:>10}, B: {:>10}", kernels_gpu::matmul::r02_coalesced::KERNEL.name(), sectors(coal_a), sectors(coal_b))?;
+        outln!("  {:<16} A: {:>10}, B: {:>10}", kernels_gpu::sgemm::r01_naive::KERNEL.name(), sectors(naive_a), sectors(naive_b))?;
+        outln!("  {:<16} A: {:>10}, B: {:>10}", kernels_gpu::sgemm::r02_coalesced::KERNEL.name(), sectors(coal_a), sectors(coal_b))?;
         return write_svg(files, &o.svg.svg, || Ok(svg::stack(&pictures)));
     };
     let rows = tracked(|progress| coalesce::run(gpu, &o.strides.0, o.mib << 18, o.reps.reps, progress))?;
@@ -114,7 +114,7 @@ pub fn coalesce_lab(gpu: Option<&Gpu>, o: &CoalesceArgs, files: &mut Files) -> R
     let (mut buffers, reference) = tracked(|progress| ladder::prepare(gpu, &options, progress))?;
     outln!("matmul {size}^3, sectors per warp request for A and B in one inner-loop step (model) and measured speed:")?;
     for (kernel, (a, b)) in
-        [(kernels_gpu::matmul::r01_naive::KERNEL, (naive_a, naive_b)), (kernels_gpu::matmul::r02_coalesced::KERNEL, (coal_a, coal_b))]
+        [(kernels_gpu::sgemm::r01_naive::KERNEL, (naive_a, naive_b)), (kernels_gpu::sgemm::r02_coalesced::KERNEL, (coal_a, coal_b))]
     {
         let (c, timing) = measure(gpu, &mut buffers, &kernel, &reference, options.reps, 1)?;
         let ok = verdict(&reference, &c);

@@ -27,7 +27,7 @@ pub fn run(args: MatmulArgs) -> Result<(), Failure> {
     }
     // Check the rung list and the output paths before starting the GPU
     // (rung 8's tile shape does not change the ladder's ids).
-    let placeholder = &kernels_gpu::matmul::r08_autotuned::CONFIGS[0].kernel;
+    let placeholder = &kernels_gpu::sgemm::r08_autotuned::CONFIGS[0].kernel;
     if let Some(list) = &args.rungs {
         let checked = match args.dtype {
             LadderType::F32 => sgemm::ladder(placeholder).select(list).map(drop),

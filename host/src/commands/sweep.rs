@@ -9,7 +9,7 @@ use crate::progress::tracked;
 use half::bf16;
 use ptx_ladder::device::Gpu;
 use ptx_ladder::matmul::ladder::validate_size;
-use ptx_ladder::matmul::skinny::SkinnyElement;
+use ptx_ladder::matmul::small_m::SmallMElement;
 use ptx_ladder::sweep::report::{self, SweepRow};
 use ptx_ladder::sweep::run::{self, SweepOptions};
 use ptx_ladder::sweep::suite::{self, Shape};
@@ -27,8 +27,8 @@ pub fn run(args: SweepArgs) -> Result<(), Failure> {
     }
     if let Some(list) = &args.rungs {
         let checked = match args.dtype {
-            SweepType::F32 => <f32 as SkinnyElement>::ladder().select(list).map(drop),
-            SweepType::Bf16 => <bf16 as SkinnyElement>::ladder().select(list).map(drop),
+            SweepType::F32 => <f32 as SmallMElement>::ladder().select(list).map(drop),
+            SweepType::Bf16 => <bf16 as SmallMElement>::ladder().select(list).map(drop),
         };
         checked.map_err(|e| Failure::Usage(e.to_string()))?;
     }
@@ -45,7 +45,7 @@ pub fn run(args: SweepArgs) -> Result<(), Failure> {
     }
 }
 
-fn sweep<E: SkinnyElement>(gpu: &Gpu, shapes: &[Shape], options: &SweepOptions, args: &SweepArgs) -> Result<(), Failure> {
+fn sweep<E: SmallMElement>(gpu: &Gpu, shapes: &[Shape], options: &SweepOptions, args: &SweepArgs) -> Result<(), Failure> {
     let plateau = tracked(|progress| {
         progress("measuring DRAM bandwidth (the memory lab's read kernel over 1 GB)");
         run::dram_plateau(gpu)

@@ -7,10 +7,10 @@
 //! - [`descriptor`]: the 64-bit shared-memory matrix descriptors wgmma
 //!   reads, and the 128-byte swizzle they describe (plain Rust, tested on
 //!   the host);
-//! - [`mbarrier`]: transaction barriers and the phase-parity wait;
-//! - [`tma`]: 2D bulk tensor copies and the async-proxy fence;
-//! - [`wgmma`]: fence, commit, wait and the `mma_async` shapes the rungs use;
-//! - [`setmaxnreg`](fn@set_max_registers_increase): moving registers between warpgroups.
+//! - `mbarrier`: transaction barriers and the phase-parity wait;
+//! - `tma`: 2D bulk tensor copies and the async-proxy fence;
+//! - `wgmma`: fence, commit, wait and the `mma_async` shapes the rungs use;
+//! - `setmaxnreg` (`set_max_registers_increase`/`_decrease`): moving registers between warpgroups.
 //!
 //! Everything but the descriptors exists only in the sm_90a module (the
 //! builder's `--cfg ptx_ladder_hopper` build); the CPU emulator does not

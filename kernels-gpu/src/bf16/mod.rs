@@ -1,0 +1,28 @@
+//! The BF16 ladder: `C = A·B` with A (M×K) and B (K×N) row-major bf16 and
+//! C (M×N) row-major fp32, accumulated in fp32, any M, N, K. One file per
+//! rung, each opening with what changed and why.
+//!
+//! Every kernel takes `(m, n, k, a, b, c)`: `a` and `b` point to the bf16
+//! values' 16-bit patterns, `c` to fp32 output that is only written (it may
+//! hold NaN poison before the call). Rungs that need more (tensor maps)
+//! take extra parameters after these and are launched by their own host code.
+
+/// Parameters of every BF16 kernel of the portable module, for its typed
+/// launch handle.
+pub type Bf16Params = (u32, u32, u32, *const u16, *const u16, *mut f32);
+
+/// What the host needs to launch one BF16 kernel of the portable module.
+pub type Bf16Kernel = crate::gemm::LadderKernel<Bf16Params>;
+
+pub mod r01_mma_sync;
+pub mod r02_wgmma_tma;
+pub mod r03_wgmma_specialized;
+pub mod r04_wgmma_persistent;
+pub mod r05_wgmma_tma_store;
+pub mod r06_wgmma_cluster;
+pub mod r07_wgmma_deferred;
+pub mod r08_small_m;
+
+/// Every BF16 kernel in the portable PTX module (rung 1); rungs 2-7 are in
+/// the sm_90a module, listed in [`crate::gemm::hopper::KERNELS`].
+pub const KERNELS: &[Bf16Kernel] = &[r01_mma_sync::KERNEL];

@@ -1,0 +1,31 @@
+//! BF16 rung 8: small M, B streamed once, K split over blocks.
+//!
+//! Rungs 1-7 compute 128×256 tensor-core tiles: at M = 1 (one token per
+//! sequence, decoding) 127 of 128 rows are wasted, and Llama-3-8B's down
+//! projection (N = 4096) has 16 tiles for 132 SMs. Reading the weights is
+//! all the time there is: this rung streams B once with 16-byte loads (8
+//! bf16 each), splits K over blocks until every SM has several, multiplies
+//! in fp32 on the CUDA cores, and adds the partial sums in a fixed order.
+//! The body is shared with SGEMM rung 13 ([`crate::gemm::small_m`]); these
+//! are its bf16 entries, one per rows of A per block.
+
+use crate::gemm::small_m::partial_product;
+use kernels_macros::kernel;
+
+/// bf16 A and B, one row of A per block (M = 1, decoding).
+#[kernel]
+pub unsafe fn bf16_small_m1(m: u32, n: u32, k: u32, a: *const u16, b: *const u16, partial: *mut f32, k_chunk: u32) {
+    unsafe { partial_product::<u16, 1>((m, n, k), a, b, partial, k_chunk) }
+}
+
+/// bf16 A and B, up to 8 rows of A per block.
+#[kernel]
+pub unsafe fn bf16_small_m8(m: u32, n: u32, k: u32, a: *const u16, b: *const u16, partial: *mut f32, k_chunk: u32) {
+    unsafe { partial_product::<u16, 8>((m, n, k), a, b, partial, k_chunk) }
+}
+
+/// bf16 A and B, up to 16 rows of A per block.
+#[kernel]
+pub unsafe fn bf16_small_m16(m: u32, n: u32, k: u32, a: *const u16, b: *const u16, partial: *mut f32, k_chunk: u32) {
+    unsafe { partial_product::<u16, 16>((m, n, k), a, b, partial, k_chunk) }
+}

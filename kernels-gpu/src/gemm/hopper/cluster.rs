@@ -1,0 +1,122 @@
+//! The block setup and producer of the clustered BF16 rungs (6 and 7):
+//! two blocks of a cluster compute two tiles of C stacked along M and
+//! share B's tiles, each producer multicasting its half of B's boxes into
+//! both blocks; the stage ring is shared across the pair
+//! (`ring::Ring::clustered`).
+
+/// Blocks per cluster, stacked along M.
+pub const CLUSTER: u32 = 2;
+
+#[cfg(ptx_ladder_hopper)]
+pub(crate) use device::ClusterBlock;
+
+#[cfg(ptx_ladder_hopper)]
+mod device {
+    use super::CLUSTER;
+    use crate::gemm::hopper::ring::Ring;
+    use crate::gemm::hopper::stages::{B_BOX_BYTES, STAGE_BYTES, Stages, TILING};
+    use crate::gemm::hopper::tile_origin;
+    use crate::gpu;
+    use crate::gpu::hopper::descriptor::ATOM_BYTES;
+    use crate::gpu::hopper::tma::{self, TensorMap};
+    use crate::gpu::hopper::{cluster_rank, shared_address, sync_cluster};
+
+    const STAGES: u32 = TILING.stages;
+    const TILE_M: u32 = TILING.tile_m;
+    const TILE_N: u32 = TILING.tile_n;
+    const TILE_K: u32 = TILING.tile_k;
+    const CONSUMERS: u32 = TILE_M / 64;
+    /// B's 64-column boxes each producer loads and multicasts.
+    const B_BOXES_EACH: u32 = TILE_N / 64 / CLUSTER;
+    const EVERY_BLOCK: u16 = (1 << CLUSTER) - 1;
+
+    /// What a block of a clustered rung sets up before its warpgroups part:
+    /// the stages, the staging area after them, the ring shared with the
+    /// other block, and the walk of the cluster over pairs of tiles.
+    pub struct ClusterBlock {
+        pub tiles: Stages,
+        /// First byte after the stages: the epilogue's staging.
+        pub staging: u32,
+        pub ring: Ring,
+        pub k_tiles: u32,
+        rank: u32,
+        /// Pairs of tiles (TILE_M·CLUSTER rows × TILE_N columns) along M and N.
+        grid: (u32, u32),
+        /// Pairs per band of the walk (see [`super::tile_origin`]).
+        band: u32,
+    }
+
+    impl ClusterBlock {
+        /// Lays out shared memory (`staging_bytes` of staging), has thread
+        /// 0 set up the ring, and waits until both blocks have done so.
+        #[inline(always)]
+        pub unsafe fn new((m, n, k): (u32, u32, u32), staging_bytes: u32, band: u32) -> ClusterBlock {
+            let base = shared_address(gpu::dynamic_shared::<u8>());
+            let tiles = Stages { first: base.next_multiple_of(ATOM_BYTES) };
+            let staging = tiles.a(STAGES);
+            let ring = Ring::clustered(staging + staging_bytes, STAGES, CLUSTER);
+            if gpu::thread_idx().x == 0 {
+                unsafe { ring.init(CONSUMERS) };
+            }
+            // Both blocks' barriers exist before either producer multicasts or
+            // either consumer arrives remotely.
+            sync_cluster();
+            let grid = (m.div_ceil(TILE_M * CLUSTER), n.div_ceil(TILE_N));
+            ClusterBlock { tiles, staging, ring, k_tiles: k.div_ceil(TILE_K), rank: cluster_rank(), grid, band }
+        }
+
+        /// The pairs this cluster computes, in order: `pair` from the first
+        /// up to (not including) [`ClusterBlock::pairs`].
+        pub fn first_and_stride(&self) -> (u32, u32) {
+            (gpu::block_idx().x / CLUSTER, gpu::grid_dim().x / CLUSTER)
+        }
+
+        pub fn pairs(&self) -> u32 {
+            self.grid.0 * self.grid.1
+        }
+
+        /// Where this block's tile of pair number `pair` starts in C.
+        #[inline(always)]
+        pub fn origin(&self, pair: u32) -> (u32, u32) {
+            let (row0, col0) = tile_origin(pair, self.grid, self.band, (TILE_M * CLUSTER, TILE_N));
+            (row0 + TILE_M * self.rank, col0)
+        }
+
+        /// The producer thread's whole work: every k-tile of every pair, in
+        /// the ring's order.
+        #[inline(always)]
+        pub unsafe fn produce_all(&self, maps: *const TensorMap) {
+            let (first, stride) = self.first_and_stride();
+            let (mut i, mut pair) = (0, first);
+            while pair < self.pairs() {
+                for kt in 0..self.k_tiles {
+                    unsafe { self.produce(maps, i, kt, self.origin(pair)) };
+                    i += 1;
+                }
+                pair += stride;
+            }
+        }
+
+        /// The producer's work for k-tile `kt`: this block's A tile, and its
+        /// share of B's boxes for every block of the cluster.
+        #[inline(always)]
+        unsafe fn produce(&self, maps: *const TensorMap, i: u32, kt: u32, (row0, col0): (u32, u32)) {
+            let (ring, tiles) = (&self.ring, self.tiles);
+            unsafe {
+                let s = ring.acquire(i, STAGE_BYTES);
+                tma::load_2d(tiles.a(s), maps, ring.full(s), kt * TILE_K, row0);
+                for j in 0..B_BOXES_EACH {
+                    let b = self.rank * B_BOXES_EACH + j;
+                    tma::load_2d_multicast(
+                        tiles.b(s) + b * B_BOX_BYTES,
+                        maps.add(1),
+                        ring.full(s),
+                        col0 + 64 * b,
+                        kt * TILE_K,
+                        EVERY_BLOCK,
+                    );
+                }
+            }
+        }
+    }
+}

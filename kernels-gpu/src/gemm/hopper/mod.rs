@@ -1,0 +1,277 @@
+//! Building blocks of the Hopper rungs (sm_90a): wgmma reading tiles from
+//! shared memory, TMA copies completing on mbarriers, and producer/consumer
+//! warpgroups. The rungs themselves are in their ladders
+//! ([`crate::bf16`] rungs 2-7, [`crate::sgemm`] rung 12).
+//!
+//! These kernels exist only in the second PTX module, built for `sm_90a`
+//! (`--cfg ptx_ladder_hopper`); on the host this module gives their names,
+//! tilings and launch shapes, so host and kernels agree by construction.
+//!
+//! - [`HopperTiling`], [`HopperKernel`]: a Hopper GEMM's shape and entry;
+//! - `ring`: the mbarrier ring of stages between producer and consumers;
+//! - [`stages`]: the BF16 rungs' stages in shared memory and their producer;
+//! - `consumer`: a consumer warpgroup's k-tiles (issue, retire, finish);
+//! - `tile_loop`: the whole kernel of BF16 rungs 2-4;
+//! - [`tma_store`]: a consumer's tile of C stored by TMA (rungs 5 and 6);
+//! - [`cluster`]: block setup and producer of the clustered rungs (6 and 7).
+//!
+//! The modules named in plain text exist only in the sm_90a build.
+
+pub mod cluster;
+#[cfg(ptx_ladder_hopper)]
+pub mod consumer;
+#[cfg(ptx_ladder_hopper)]
+pub mod ring;
+pub mod stages;
+#[cfg(ptx_ladder_hopper)]
+pub mod tile_loop;
+pub mod tma_store;
+
+use crate::LaunchBounds;
+use crate::bf16::{r02_wgmma_tma, r03_wgmma_specialized, r04_wgmma_persistent, r05_wgmma_tma_store, r06_wgmma_cluster, r07_wgmma_deferred};
+use crate::gemm::tiling::Tiling;
+use crate::launch::{Dim3, Kernel, LaunchShape};
+use crate::sgemm::r12_tf32x3_wgmma as tf32x3;
+
+/// The shape of one Hopper GEMM kernel: the ladder's [`Tiling`] (block
+/// tile `tile_m`×`tile_n`, `tile_k`-deep stages, `stages` of them in
+/// flight; each warp's 16 rows of its warpgroup's 64 as the warp tile, and
+/// the wgmma accumulator layout's 2 rows × `tile_n / 4` columns per thread
+/// as the thread tile), plus what is Hopper's own: whether a producer
+/// warpgroup is added, whether the grid is persistent, and the bytes one
+/// stage takes in shared memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HopperTiling {
+    pub tiling: Tiling,
+    pub specialized: bool,
+    /// One block per multiprocessor, each walking many tiles, instead of
+    /// one block per tile.
+    pub persistent: bool,
+    /// Blocks per cluster, stacked along M: they share B's tiles, each
+    /// producer loading its part once for all of them (TMA multicast).
+    pub cluster: u32,
+    /// Bytes of shared memory one stage's tiles take.
+    pub stage_bytes: u32,
+    /// Bytes of shared memory the epilogue stages C in (0: it stores from
+    /// registers).
+    pub epilogue_bytes: u32,
+    /// Rows of C one TMA store writes (0: C is stored from registers).
+    pub store_rows: u32,
+}
+
+/// The [`Tiling`] of a wgmma kernel whose `consumers` warpgroups each
+/// compute 64 rows × `tile_n` (wgmma's M is 64; each warp holds 16 rows).
+pub const fn wgmma_tiling(consumers: u32, tile_n: u32, tile_k: u32, stages: u32) -> Tiling {
+    let tiling = Tiling::block(64 * consumers, tile_n, tile_k, 2, tile_n / 4).with_warp_tile(16, tile_n).with_stages(stages);
+    tiling.check();
+    tiling
+}
+
+impl HopperTiling {
+    /// Rows of C per block: 64 per consumer warpgroup (wgmma's M).
+    pub const fn tile_m(&self) -> u32 {
+        self.tiling.tile_m
+    }
+
+    /// Consumer warpgroups: the ones that run wgmma.
+    pub const fn consumers(&self) -> u32 {
+        self.tiling.threads() / crate::gpu::hopper::WARPGROUP_THREADS
+    }
+
+    /// The consumers' threads, and a producer warpgroup's when specialized.
+    pub const fn threads(&self) -> u32 {
+        crate::gpu::hopper::WARPGROUP_THREADS * (self.consumers() + self.specialized as u32)
+    }
+
+    /// Stages, the epilogue's staging, the stages' mbarriers (full and
+    /// empty per stage), and 1024 bytes of slack to align the first tile
+    /// for the 128-byte swizzle.
+    pub const fn shared_bytes(&self) -> u32 {
+        self.tiling.stages * (self.stage_bytes + 2 * 8) + self.epilogue_bytes + crate::gpu::hopper::descriptor::ATOM_BYTES
+    }
+
+    /// A 1D grid: one block per `tile_m`×`tile_n` tile of C, or, when
+    /// persistent, one per multiprocessor (fewer if there are fewer tiles).
+    /// A cluster takes `cluster` tiles stacked along M, so the grid is a
+    /// multiple of `cluster`.
+    pub const fn launch(&self, m: u32, n: u32, multiprocessors: u32) -> LaunchShape {
+        let units = m.div_ceil(self.tile_m() * self.cluster) * n.div_ceil(self.tiling.tile_n);
+        let clusters = multiprocessors / self.cluster;
+        let blocks = self.cluster * if self.persistent && clusters < units { clusters } else { units };
+        LaunchShape { grid: Dim3::new(blocks, 1, 1), block: Dim3::new(self.threads(), 1, 1), shared_bytes: self.shared_bytes() }
+    }
+}
+
+/// Parameters of the BF16 Hopper GEMMs: `(m, n, k, maps, c)`, `C = A·B`.
+/// `maps` points to A's and B's tensor maps in global memory, 16 words
+/// each, made over the BF16 inputs themselves (so K and N must be multiples
+/// of 8: TMA reads rows of whole 16-byte units).
+pub type Bf16Params = (u32, u32, u32, *const u64, *mut f32);
+
+/// Parameters of the BF16 Hopper GEMMs that store C by TMA (rungs 5-7): `(m, n, k, maps)`, `C = A·B`. `maps` points to
+/// the tensor maps of A, B and C (16 words each); C is written through its
+/// map, so the kernel takes no pointer to it.
+pub type Bf16StoreParams = (u32, u32, u32, *const u64);
+
+/// Parameters of the 3xTF32 GEMM: `(m, n, k, alpha, maps, beta, c)`,
+/// `C = alpha·A·B + beta·C` as the SGEMM ladder's. `maps` points to the
+/// tensor maps of A big, A small, Bᵀ big and Bᵀ small, the padded split
+/// that [`sgemm_tf32x3_split_rows`](tf32x3::SGEMM_TF32X3_SPLIT_ROWS) and [`sgemm_tf32x3_split_transposed`](tf32x3::SGEMM_TF32X3_SPLIT_TRANSPOSED)
+/// make first.
+pub type Tf32x3Params = (u32, u32, u32, f32, *const u64, f32, *mut f32);
+
+/// A Hopper GEMM's typed entry point, which also says what the host
+/// prepares for it.
+#[derive(Clone, Copy, Debug)]
+pub enum Entry {
+    Bf16(Kernel<Bf16Params>),
+    Bf16Store(Kernel<Bf16StoreParams>),
+    Tf32x3(Kernel<Tf32x3Params>),
+}
+
+/// What the host needs to launch one Hopper GEMM.
+#[derive(Clone, Copy, Debug)]
+pub struct HopperKernel {
+    pub entry: Entry,
+    pub tiling: HopperTiling,
+}
+
+impl HopperKernel {
+    /// The `.entry` name in the sm_90a module.
+    pub const fn name(&self) -> &'static str {
+        match self.entry {
+            Entry::Bf16(kernel) => kernel.name(),
+            Entry::Bf16Store(kernel) => kernel.name(),
+            Entry::Tf32x3(kernel) => kernel.name(),
+        }
+    }
+
+    /// The launch bounds its `#[kernel]` attribute declares: one block per
+    /// multiprocessor with all registers for it (setmaxnreg needs this cap
+    /// at entry, and the non-specialized kernels need the room), and the
+    /// cluster size.
+    pub const fn bounds(&self) -> Option<LaunchBounds> {
+        match self.entry {
+            Entry::Bf16(kernel) => kernel.bounds(),
+            Entry::Bf16Store(kernel) => kernel.bounds(),
+            Entry::Tf32x3(kernel) => kernel.bounds(),
+        }
+    }
+
+    pub const fn launch(&self, m: u32, n: u32, multiprocessors: u32) -> LaunchShape {
+        self.tiling.launch(m, n, multiprocessors)
+    }
+}
+
+/// Every GEMM kernel of the sm_90a module.
+pub const KERNELS: &[HopperKernel] = &[
+    r02_wgmma_tma::PIPELINED,
+    r03_wgmma_specialized::SPECIALIZED,
+    r04_wgmma_persistent::PERSISTENT,
+    r05_wgmma_tma_store::TMA_STORE,
+    r06_wgmma_cluster::CLUSTERED,
+    r07_wgmma_deferred::DEFERRED,
+    tf32x3::KERNEL,
+];
+
+/// Launch bounds of the sm_90a module's kernels, for the builder.
+pub fn launch_bounds() -> impl Iterator<Item = LaunchBounds> {
+    KERNELS.iter().filter_map(|k| k.bounds())
+}
+
+/// Where tile number `tile` of a `grid` of (rows, columns) tiles starts,
+/// as (row, column) of C. Tiles go down `group_m` tile-rows before moving
+/// one column right, then on to the next band of `group_m` rows: the
+/// blocks running at once then share a few rows of A and a few columns of
+/// B in L2, where plain row-by-row order would stream all of B for every
+/// tile-row. `group_m` = 1 is plain row-major order.
+#[cfg(ptx_ladder_hopper)]
+#[inline(always)]
+pub(crate) fn tile_origin(tile: u32, (rows, cols): (u32, u32), group_m: u32, (tile_m, tile_n): (u32, u32)) -> (u32, u32) {
+    let per_group = group_m * cols;
+    let first_row = (tile / per_group) * group_m;
+    let height = (rows - first_row).min(group_m);
+    let within = tile % per_group;
+    ((first_row + within % height) * tile_m, (within / height) * tile_n)
+}
+
+/// BLAS's epilogue, `C = alpha·acc + beta·C`; C is not read when beta is 0.
+#[cfg(ptx_ladder_hopper)]
+#[derive(Clone, Copy)]
+pub(crate) struct Scale {
+    pub(crate) alpha: f32,
+    pub(crate) beta: f32,
+}
+
+#[cfg(ptx_ladder_hopper)]
+impl Scale {
+    /// `C = acc`.
+    pub(crate) const NONE: Scale = Scale { alpha: 1.0, beta: 0.0 };
+
+    #[inline(always)]
+    pub(crate) fn apply(self, acc: f32, c: *const f32) -> f32 {
+        if self.beta == 0.0 { self.alpha * acc } else { self.alpha * acc + self.beta * unsafe { c.read() } }
+    }
+}
+
+/// Writes a warpgroup's 64×N accumulator tile (the wgmma register layout,
+/// see [`crate::gpu::hopper::wgmma`]), scaled, to rows `row0..` and columns
+/// `col0..` of the row-major `m`×`n` matrix `c`, skipping what lies outside
+/// it. Each thread stores pairs of neighbouring columns with one 8-byte
+/// store where `n` is even (so the pair is 8-byte aligned).
+///
+/// # Safety
+/// `c` is an `m`×`n` matrix; `thread` is the thread's rank in its warpgroup.
+#[cfg(ptx_ladder_hopper)]
+#[inline(always)]
+pub(crate) unsafe fn store_accumulators<const N: usize>(
+    acc: &[f32; N],
+    scale: Scale,
+    c: *mut f32,
+    (m, n): (u32, u32),
+    (row0, col0): (u32, u32),
+    thread: u32,
+) {
+    type F32x2 = core::simd::Simd<f32, 2>;
+    let (warp, lane) = (thread / 32, thread % 32);
+    let row = row0 + 16 * warp + lane / 4;
+    for j in 0..N / 4 {
+        let col = col0 + 8 * j as u32 + 2 * (lane % 4);
+        for half in 0..2 {
+            let r = row + 8 * half as u32;
+            if r < m && col < n {
+                let p = unsafe { c.add(r as usize * n as usize + col as usize) };
+                let v0 = scale.apply(acc[4 * j + 2 * half], p);
+                let v1 = if col + 1 < n { scale.apply(acc[4 * j + 2 * half + 1], unsafe { p.add(1) }) } else { 0.0 };
+                unsafe {
+                    if col + 1 < n && n % 2 == 0 {
+                        p.cast::<F32x2>().write(F32x2::from_array([v0, v1]));
+                    } else {
+                        p.write(v0);
+                        if col + 1 < n {
+                            p.add(1).write(v1);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Entry points of the sm_90a module: the GEMMs and the 3xTF32 splits.
+pub const KERNEL_NAMES: &[&str] = &[
+    r02_wgmma_tma::PIPELINED.name(),
+    r03_wgmma_specialized::SPECIALIZED.name(),
+    r04_wgmma_persistent::PERSISTENT.name(),
+    r05_wgmma_tma_store::TMA_STORE.name(),
+    r06_wgmma_cluster::CLUSTERED.name(),
+    r07_wgmma_deferred::DEFERRED.name(),
+    tf32x3::KERNEL.name(),
+    tf32x3::SGEMM_TF32X3_SPLIT_ROWS.name(),
+    tf32x3::SGEMM_TF32X3_SPLIT_TRANSPOSED.name(),
+];
+
+/// Whether `name` is a kernel of the sm_90a module.
+pub fn is_hopper_kernel(name: &str) -> bool {
+    KERNEL_NAMES.contains(&name)
+}

@@ -1,0 +1,32 @@
+//! SGEMM rung 13: small M, B streamed once, K split over blocks.
+//!
+//! Rungs 1-12 compute 128-row tiles (or smaller ones at rung 1-5): at M = 1
+//! all but one row of each is wasted work, and with few columns most SMs
+//! have no tile at all. At small M a GEMM is bound by reading B, not by
+//! arithmetic: this rung reads B once with 16-byte loads, splits K over
+//! blocks until every SM has several, and adds the partial sums in a fixed
+//! order. fp32 multiply-adds are exact enough and fast enough here: no
+//! 3xTF32 split to pay for. The body is shared with BF16 rung 8
+//! ([`crate::gemm::small_m`]); these are its fp32 entries, one per rows of A
+//! per block.
+
+use crate::gemm::small_m::partial_product;
+use kernels_macros::kernel;
+
+/// fp32 A and B, one row of A per block.
+#[kernel]
+pub unsafe fn sgemm_small_m1(m: u32, n: u32, k: u32, a: *const f32, b: *const f32, partial: *mut f32, k_chunk: u32) {
+    unsafe { partial_product::<f32, 1>((m, n, k), a, b, partial, k_chunk) }
+}
+
+/// fp32 A and B, up to 8 rows of A per block.
+#[kernel]
+pub unsafe fn sgemm_small_m8(m: u32, n: u32, k: u32, a: *const f32, b: *const f32, partial: *mut f32, k_chunk: u32) {
+    unsafe { partial_product::<f32, 8>((m, n, k), a, b, partial, k_chunk) }
+}
+
+/// fp32 A and B, up to 16 rows of A per block.
+#[kernel]
+pub unsafe fn sgemm_small_m16(m: u32, n: u32, k: u32, a: *const f32, b: *const f32, partial: *mut f32, k_chunk: u32) {
+    unsafe { partial_product::<f32, 16>((m, n, k), a, b, partial, k_chunk) }
+}

@@ -1,0 +1,196 @@
+//! The small-M rung of both ladders ([`kernels_gpu::gemm::small_m`]): B streamed
+//! once on the CUDA cores, K split over blocks, the partial sums added in
+//! a fixed order by a second kernel; and the "auto" rung, which picks per
+//! shape between it and the ladder's top tensor-core rung
+//! ([`super::auto`]).
+
+use super::auto::{self, Machine, Pick};
+use super::buffers::Buffers;
+use super::element::{Args, Element, Gemm};
+use super::rung::{Ladder, RungKernel};
+use crate::device::{Gpu, PtxModule, pointer};
+use crate::error::Result;
+use cust::memory::DeviceBuffer;
+use half::bf16;
+use kernels_gpu::gemm::small_m::{self as k, SmallMPlan};
+use kernels_gpu::launch::{Kernel, LaunchShape};
+
+/// Parameters of the partial-product kernels for inputs of `T`.
+type Params<T> = (u32, u32, u32, *const T, *const T, *mut f32, u32);
+
+/// An element type the small-M kernels take, with its kernels by rows of A
+/// per block, and the ladder's top tensor-core rung for "auto".
+pub trait SmallMElement: Element {
+    fn kernel(rows: u32) -> Kernel<Params<Self::Bits>>;
+    /// The rung "auto" weighs against the small-M kernel.
+    fn tiled() -> &'static dyn RungKernel<Self>;
+    /// The type's whole ladder.
+    fn ladder() -> Ladder<Self>;
+}
+
+impl SmallMElement for f32 {
+    fn kernel(rows: u32) -> Kernel<Params<f32>> {
+        match rows {
+            1 => kernels_gpu::sgemm::r13_small_m::SGEMM_SMALL_M1,
+            8 => kernels_gpu::sgemm::r13_small_m::SGEMM_SMALL_M8,
+            _ => kernels_gpu::sgemm::r13_small_m::SGEMM_SMALL_M16,
+        }
+    }
+
+    fn tiled() -> &'static dyn RungKernel<f32> {
+        &kernels_gpu::sgemm::r12_tf32x3_wgmma::KERNEL
+    }
+
+    /// Rung 8 at its first tile shape: the sweep is about shapes, not tuning.
+    fn ladder() -> Ladder<f32> {
+        super::sgemm::ladder(&kernels_gpu::sgemm::r08_autotuned::CONFIGS[0].kernel)
+    }
+}
+
+impl SmallMElement for bf16 {
+    fn kernel(rows: u32) -> Kernel<Params<u16>> {
+        match rows {
+            1 => kernels_gpu::bf16::r08_small_m::BF16_SMALL_M1,
+            8 => kernels_gpu::bf16::r08_small_m::BF16_SMALL_M8,
+            _ => kernels_gpu::bf16::r08_small_m::BF16_SMALL_M16,
+        }
+    }
+
+    fn tiled() -> &'static dyn RungKernel<bf16> {
+        &kernels_gpu::bf16::r07_wgmma_deferred::DEFERRED
+    }
+
+    fn ladder() -> Ladder<bf16> {
+        super::bf16::ladder()
+    }
+}
+
+/// The plan for this GPU.
+fn plan(gpu: &Gpu, size: (u32, u32, u32)) -> SmallMPlan {
+    SmallMPlan::new(size, gpu.info.multiprocessors, auto::SMALL_M_BLOCKS_PER_SM)
+}
+
+/// The small-M kernels set up for one problem: the plan and the workspace
+/// of partial sums.
+pub struct SmallM<E: SmallMElement> {
+    plan: SmallMPlan,
+    kernel: Kernel<Params<E::Bits>>,
+    partial: DeviceBuffer<f32>,
+}
+
+impl<E: SmallMElement> SmallM<E> {
+    pub fn new(gpu: &Gpu, size: (u32, u32, u32)) -> Result<SmallM<E>> {
+        let plan = plan(gpu, size);
+        let floats = plan.workspace(size.0, size.1);
+        gpu.ensure_fits(4 * floats as u128, "the small-M kernel's partial sums")?;
+        Ok(SmallM { plan, kernel: E::kernel(plan.rows), partial: gpu.alloc(floats as usize, "the partial sums")? })
+    }
+}
+
+impl<E: SmallMElement> Gemm<E> for SmallM<E> {
+    fn run(&self, gpu: &Gpu, args: &Args<E>) -> Result<()> {
+        let (m, n, k) = (args.m, args.n, args.k);
+        let (plan, partial) = (self.plan, pointer(&self.partial));
+        gpu.launch(&self.kernel, plan.launch(m, n), (m, n, k, pointer(args.a), pointer(args.b), partial, plan.k_chunk))?;
+        let sums = (m * n, plan.splits, partial, args.alpha, args.beta, pointer(args.c));
+        gpu.launch(&k::SMALL_M_REDUCE, SmallMPlan::reduce_launch(m, n), sums)
+    }
+}
+
+/// The small-M rung of either ladder.
+pub struct SmallMRung;
+
+impl<E: SmallMElement> RungKernel<E> for SmallMRung {
+    fn name(&self) -> &'static str {
+        "small_m"
+    }
+
+    fn module(&self) -> PtxModule {
+        PtxModule::Portable
+    }
+
+    /// fp32 multiply-adds, rounded to nearest, whatever the inputs.
+    fn arithmetic(&self) -> super::accuracy::Arithmetic {
+        super::accuracy::Arithmetic::Fp32
+    }
+
+    fn entry(&self, gpu: &Gpu, size: (u32, u32, u32)) -> (PtxModule, &'static str) {
+        (PtxModule::Portable, E::kernel(plan(gpu, size).rows).name())
+    }
+
+    fn shape_limit(&self, _: (u32, u32, u32)) -> Option<&'static str> {
+        None
+    }
+
+    fn shape(&self, gpu: &Gpu, (m, n, k): (u32, u32, u32)) -> LaunchShape {
+        plan(gpu, (m, n, k)).launch(m, n)
+    }
+
+    fn explain(&self, gpu: &Gpu, size: (u32, u32, u32)) -> Option<String> {
+        let p = plan(gpu, size);
+        Some(format!("{} rows of A per block, K in {} pieces of {}", p.rows, p.splits, p.k_chunk))
+    }
+
+    fn prepare(&self, gpu: &Gpu, buffers: &Buffers<E>) -> Result<Box<dyn Gemm<E>>> {
+        Ok(Box::new(SmallM::<E>::new(gpu, buffers.size())?))
+    }
+}
+
+/// The "auto" rung: the small-M kernel or the top tensor-core rung,
+/// whichever the model predicts faster for the shape.
+pub struct AutoRung;
+
+impl AutoRung {
+    fn choose<E: SmallMElement>(gpu: &Gpu, size: (u32, u32, u32)) -> auto::Choice {
+        let tiled = E::tiled();
+        let runs = tiled.module().runs_on(gpu.info.compute_capability) && tiled.shape_limit(size).is_none();
+        auto::choose(E::DTYPE, size, &Machine::of(&gpu.info), runs)
+    }
+
+    /// The rung the choice runs.
+    fn picked<E: SmallMElement>(gpu: &Gpu, size: (u32, u32, u32)) -> (&'static dyn RungKernel<E>, auto::Choice) {
+        let choice = Self::choose::<E>(gpu, size);
+        let kernel: &'static dyn RungKernel<E> = match choice.pick {
+            Pick::SmallM(_) => &SmallMRung,
+            Pick::Tiled => E::tiled(),
+        };
+        (kernel, choice)
+    }
+}
+
+impl<E: SmallMElement> RungKernel<E> for AutoRung {
+    fn name(&self) -> &'static str {
+        "auto"
+    }
+
+    /// The small-M kernel, its fallback, is in the portable module.
+    fn module(&self) -> PtxModule {
+        PtxModule::Portable
+    }
+
+    fn entry(&self, gpu: &Gpu, size: (u32, u32, u32)) -> (PtxModule, &'static str) {
+        Self::picked::<E>(gpu, size).0.entry(gpu, size)
+    }
+
+    fn arithmetic_at(&self, gpu: &Gpu, size: (u32, u32, u32)) -> super::accuracy::Arithmetic {
+        Self::picked::<E>(gpu, size).0.arithmetic_at(gpu, size)
+    }
+
+    fn shape_limit(&self, _: (u32, u32, u32)) -> Option<&'static str> {
+        None
+    }
+
+    fn shape(&self, gpu: &Gpu, size: (u32, u32, u32)) -> LaunchShape {
+        Self::picked::<E>(gpu, size).0.shape(gpu, size)
+    }
+
+    fn explain(&self, gpu: &Gpu, size: (u32, u32, u32)) -> Option<String> {
+        let (kernel, choice) = Self::picked::<E>(gpu, size);
+        let detail = kernel.explain(gpu, size).map_or(String::new(), |d| format!(" ({d})"));
+        Some(format!("{}{detail}", choice.why))
+    }
+
+    fn prepare(&self, gpu: &Gpu, buffers: &Buffers<E>) -> Result<Box<dyn Gemm<E>>> {
+        Self::picked::<E>(gpu, buffers.size()).0.prepare(gpu, buffers)
+    }
+}

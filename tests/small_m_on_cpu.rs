@@ -1,0 +1,153 @@
+//! The small-M small-M kernels on the CPU emulator: split-K partial
+//! products plus the ordered reduction, at shapes that cut through the
+//! 1024-column blocks, the 8-row groups of B and the 8 rows of A per
+//! block, checked element by element against the f64 reference with the
+//! checkers on.
+
+use kernels_gpu::bf16::r08_small_m as bf16_rung;
+use kernels_gpu::gemm::small_m::{self, SmallMPlan};
+use kernels_gpu::launch::{Kernel, LaunchShape};
+use kernels_gpu::sgemm::r13_small_m as sgemm_rung;
+use ptx_ladder::emulator::{self, AlignedBuffer, Checks};
+use ptx_ladder::matmul::accuracy::Arithmetic;
+use ptx_ladder::matmul::bf16::problem::Bf16Problem;
+use ptx_ladder::matmul::check::{Problem, Verdict, reference, reference_rows, verdict};
+
+type SmallMParams<E> = (u32, u32, u32, *const E, *const E, *mut f32, u32);
+
+/// A small-M kernel's launch handle and its host twin (for the emulator).
+type SmallMKernel<E> = (Kernel<SmallMParams<E>>, unsafe fn(u32, u32, u32, *const E, *const E, *mut f32, u32));
+
+/// Runs one launch on the emulator with every buffer declared; any finding
+/// of the checkers fails the test.
+/// `buffers` are (name, address, bytes).
+fn run(name: &str, shape: LaunchShape, buffers: &[(&str, usize, usize)], body: impl Fn()) {
+    let checks = buffers.iter().fold(Checks::new(name), |c, &(what, start, bytes)| c.buffer(what, start as *const u8, bytes));
+    let report = unsafe { emulator::launch_checked(shape, &checks, body) }.unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert!(report.is_clean(), "{name}: {report}");
+}
+
+/// `c = a·b` through the small-M kernel for rows of `rows`, then the
+/// reduction; `a` and `b` are 16-byte aligned buffers of the element type.
+#[allow(clippy::too_many_arguments)]
+fn small_m_gemm<E>(
+    kernel: SmallMKernel<E>,
+    plan: SmallMPlan,
+    (m, n, k): (u32, u32, u32),
+    a: (usize, usize),
+    b: (usize, usize),
+    alpha: f32,
+    beta: f32,
+    c: &mut [f32],
+) {
+    let mut partial = AlignedBuffer::from_slice(&vec![f32::NAN; plan.workspace(m, n) as usize]);
+    let p = partial.as_mut_ptr() as usize;
+    let (handle, f) = kernel;
+    let (size, floats) = (std::mem::size_of::<E>(), plan.workspace(m, n) as usize * 4);
+    run(handle.name(), plan.launch(m, n), &[("a", a.0, a.1 * size), ("b", b.0, b.1 * size), ("partial", p, floats)], || unsafe {
+        f(m, n, k, a.0 as *const E, b.0 as *const E, p as *mut f32, plan.k_chunk)
+    });
+    let mut out = AlignedBuffer::from_slice(c);
+    let bytes = plan.workspace(m, n) as usize * 4;
+    let o = out.as_mut_ptr() as usize;
+    let len = m * n;
+    run("small_m_reduce", SmallMPlan::reduce_launch(m, n), &[("partial", p, bytes), ("c", o, 4 * len as usize)], || unsafe {
+        small_m::small_m_reduce(len, plan.splits, p as *const f32, alpha, beta, o as *mut f32)
+    });
+    c.copy_from_slice(out.as_slice());
+}
+
+/// Shapes through every edge: M = 1 and 2..8 and past 8, N below, at and
+/// past 1024 and not a multiple of 8, K = 1, 7, 8, 17, deep.
+const SHAPES: &[(u32, u32, u32)] = &[
+    (1, 1, 1),
+    (1, 8, 7),
+    (1, 1030, 17),
+    (3, 1032, 40),
+    (8, 16, 255),
+    (9, 2056, 33),
+    (13, 1000, 64),
+    (1, 24, 4097),
+    (17, 40, 30),
+    (33, 16, 9),
+    (20, 64, 1000),
+    (2, 136, 300),
+];
+
+fn plans((m, n, k): (u32, u32, u32)) -> [SmallMPlan; 2] {
+    // As on a 132-SM GPU, and with far fewer blocks (no split of K).
+    [SmallMPlan::new((m, n, k), 132, 4), SmallMPlan::new((m, n, k), 1, 1)]
+}
+
+fn check(what: &str, shape: (u32, u32, u32), plan: SmallMPlan, v: Verdict) {
+    assert!(v.passed(), "{what} at {shape:?} with {plan:?}: {}", v.describe());
+}
+
+#[test]
+fn small_m_bf16_is_correct_at_odd_shapes() {
+    for &(m, n, k) in SHAPES {
+        let problem = Bf16Problem::random((m, n, k), (m * 7 + n + k) as u64);
+        let expected = ptx_ladder::matmul::bf16::problem::reference(&problem, reference_rows(m, n, k, 1)).for_arithmetic(Arithmetic::Fp32);
+        let to_f32 = |bits: &[u16]| {
+            let mut buffer = AlignedBuffer::from_slice(&vec![0.0; bits.len().div_ceil(2)]);
+            unsafe { std::ptr::copy_nonoverlapping(bits.as_ptr(), buffer.as_mut_ptr().cast::<u16>(), bits.len()) };
+            buffer
+        };
+        let (a, b) = (to_f32(&problem.a), to_f32(&problem.b));
+        for plan in plans((m, n, k)) {
+            let kernel = match plan.rows {
+                1 => (bf16_rung::BF16_SMALL_M1, bf16_rung::bf16_small_m1 as unsafe fn(_, _, _, _, _, _, _)),
+                8 => (bf16_rung::BF16_SMALL_M8, bf16_rung::bf16_small_m8 as unsafe fn(_, _, _, _, _, _, _)),
+                _ => (bf16_rung::BF16_SMALL_M16, bf16_rung::bf16_small_m16 as unsafe fn(_, _, _, _, _, _, _)),
+            };
+            let mut c = vec![f32::from_bits(ptx_ladder::device::POISON_BITS); (m * n) as usize];
+            let args = ((a.as_ptr() as usize, problem.a.len()), (b.as_ptr() as usize, problem.b.len()));
+            small_m_gemm::<u16>(kernel, plan, (m, n, k), args.0, args.1, 1.0, 0.0, &mut c);
+            check("small-M bf16", (m, n, k), plan, verdict(&expected, &c));
+        }
+    }
+}
+
+#[test]
+fn small_m_f32_is_correct_at_odd_shapes_with_alpha_and_beta() {
+    for &(m, n, k) in SHAPES {
+        for (alpha, beta) in [(1.0, 0.0), (-0.75, 1.5)] {
+            let problem = Problem::random((m, n, k), alpha, beta, (m * 5 + n + k) as u64);
+            let expected = reference(&problem, reference_rows(m, n, k, 1));
+            let (a, b) = (AlignedBuffer::from_slice(&problem.a), AlignedBuffer::from_slice(&problem.b));
+            for plan in plans((m, n, k)) {
+                let kernel = match plan.rows {
+                    1 => (sgemm_rung::SGEMM_SMALL_M1, sgemm_rung::sgemm_small_m1 as unsafe fn(_, _, _, _, _, _, _)),
+                    8 => (sgemm_rung::SGEMM_SMALL_M8, sgemm_rung::sgemm_small_m8 as unsafe fn(_, _, _, _, _, _, _)),
+                    _ => (sgemm_rung::SGEMM_SMALL_M16, sgemm_rung::sgemm_small_m16 as unsafe fn(_, _, _, _, _, _, _)),
+                };
+                let mut c =
+                    if beta == 0.0 { vec![f32::from_bits(ptx_ladder::device::POISON_BITS); (m * n) as usize] } else { problem.c.clone() };
+                let args = ((a.as_ptr() as usize, problem.a.len()), (b.as_ptr() as usize, problem.b.len()));
+                small_m_gemm::<f32>(kernel, plan, (m, n, k), args.0, args.1, alpha, beta, &mut c);
+                check("small-M f32", (m, n, k), plan, verdict(&expected, &c));
+            }
+        }
+    }
+}
+
+#[test]
+fn plans_fill_the_gpu_and_cover_k() {
+    // Llama-3-8B's down projection at M = 1: 4 column blocks, K split so
+    // that about 4 blocks land on each of 132 SMs.
+    let plan = SmallMPlan::new((1, 4096, 14336), 132, 4);
+    assert_eq!(plan.rows, 1);
+    assert!(plan.k_chunk.is_multiple_of(small_m::K_GRANULE));
+    assert!(plan.splits * plan.k_chunk >= 14336 && (plan.splits - 1) * plan.k_chunk < 14336);
+    let blocks = plan.launch(1, 4096).grid.volume();
+    assert!((3 * 132..=5 * 132).contains(&blocks), "{blocks}");
+    // Enough columns already: K is not split.
+    assert_eq!(SmallMPlan::new((8, 1 << 20, 64), 132, 4).splits, 1);
+    // 100 columns: 16 groups of 8, so 8 k-lanes of 8 rows each per step.
+    assert_eq!(SmallMPlan::new((9, 100, 1), 132, 4), SmallMPlan { rows: 16, k_chunk: 64, splits: 1 });
+    // A narrow B: 8 groups, 16 k-lanes, K split over every SM.
+    let narrow = SmallMPlan::new((64, 64, 65536), 132, 4);
+    assert!(narrow.k_chunk.is_multiple_of(16 * small_m::K_GRANULE));
+    assert!(narrow.launch(64, 64).grid.volume() >= 4 * 132 - 4 * 16, "{narrow:?}");
+    assert_eq!(SmallMPlan::new((5, 100, 1), 132, 4).rows, 8);
+}
