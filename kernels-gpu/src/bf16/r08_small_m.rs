@@ -29,3 +29,6 @@ pub unsafe fn bf16_small_m8(m: u32, n: u32, k: u32, a: *const u16, b: *const u16
 pub unsafe fn bf16_small_m16(m: u32, n: u32, k: u32, a: *const u16, b: *const u16, partial: *mut f32, k_chunk: u32) {
     unsafe { partial_product::<u16, 16>((m, n, k), a, b, partial, k_chunk) }
 }
+
+/// The rung's entries, by rows of A per block (1, 8, 16).
+pub const KERNEL_NAMES: [&str; 3] = [BF16_SMALL_M1.name(), BF16_SMALL_M8.name(), BF16_SMALL_M16.name()];

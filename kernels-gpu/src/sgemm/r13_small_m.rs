@@ -30,3 +30,6 @@ pub unsafe fn sgemm_small_m8(m: u32, n: u32, k: u32, a: *const f32, b: *const f3
 pub unsafe fn sgemm_small_m16(m: u32, n: u32, k: u32, a: *const f32, b: *const f32, partial: *mut f32, k_chunk: u32) {
     unsafe { partial_product::<f32, 16>((m, n, k), a, b, partial, k_chunk) }
 }
+
+/// The rung's entries, by rows of A per block (1, 8, 16).
+pub const KERNEL_NAMES: [&str; 3] = [SGEMM_SMALL_M1.name(), SGEMM_SMALL_M8.name(), SGEMM_SMALL_M16.name()];
