@@ -395,18 +395,27 @@ fn element(case: &Case, i: usize) -> String {
     }
 }
 
-fn value_text(expected: &Expected, words: u32, i: usize) -> (String, String) {
-    match expected {
-        Expected::Floats { values, .. } => {
-            let got = if words == crate::device::POISON_BITS {
-                "nothing (never written)".to_string()
-            } else {
-                format!("{}", f32::from_bits(words))
-            };
-            (format!("{}", values[i] as f32), got)
+/// The expected and the actual value of element `i`, in words. `written`:
+/// some thread stored to it.
+fn value_text(expected: &Expected, words: u32, i: usize, written: bool) -> (String, String) {
+    const POISON: u32 = crate::device::POISON_BITS;
+    let got = match expected {
+        Expected::Floats { .. } if words == POISON && !written => "nothing (never written)".to_string(),
+        Expected::Floats { .. } if words == POISON => {
+            "NaN computed from memory nobody wrote (the emulator fills shared memory with this NaN)".to_string()
         }
-        Expected::Counts(values) => (values[i].to_string(), words.to_string()),
-    }
+        Expected::Floats { .. } => format!("{}", f32::from_bits(words)),
+        Expected::Counts(_) if words.wrapping_sub(POISON) < 1 << 20 => format!(
+            "{words} = {POISON:#x} + {}: {POISON:#x} is what the emulator fills shared memory with, so a counter was never set to 0",
+            words - POISON
+        ),
+        Expected::Counts(_) => words.to_string(),
+    };
+    let expected = match expected {
+        Expected::Floats { values, .. } => format!("{}", values[i] as f32),
+        Expected::Counts(values) => values[i].to_string(),
+    };
+    (expected, got)
 }
 
 /// The first wrong elements, each with the thread that last wrote it.
@@ -419,8 +428,9 @@ fn wrong_text(case: &Case, got: &[u32], wrong: &[usize], log: &[Logged], out: us
     }
     let mut lines = vec![format!("  {} of {} elements wrong:", wrong.len(), got.len())];
     for &i in wrong.iter().take(LISTED) {
-        let (expected, value) = value_text(&case.expected, got[i], i);
-        let writer = match writers.get(&(out + 4 * i)) {
+        let writer = writers.get(&(out + 4 * i));
+        let (expected, value) = value_text(&case.expected, got[i], i, writer.is_some());
+        let writer = match writer {
             Some(w) => format!(", written by thread {} of block {} at {}", w.thread, block(w.block), w.site),
             None => String::new(),
         };
