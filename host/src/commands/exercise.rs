@@ -87,3 +87,9 @@ fn list() -> Result<(), Failure> {
     }
     outln!("\n{done} of {} pass. The files are in exercises/src/.", all.len())
 }
+
+/// A lab's pointer to the exercises that practise its concept.
+pub fn your_turn(numbers: &[u32], what: &str) -> Result<(), Failure> {
+    let numbers: Vec<String> = numbers.iter().map(u32::to_string).collect();
+    outln!("(your turn, {what}: ptx-ladder exercise {})", numbers.join(", "))
+}
