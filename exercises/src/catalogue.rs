@@ -61,6 +61,16 @@ fn array_case(n: u32, shared_floats: u32, seed: u64, expected: impl Fn(&[f32]) -
     }
 }
 
+/// The size every 1D exercise is timed at on a GPU: 64 MiB per array.
+const LARGE: u32 = 1 << 24;
+
+/// The side of the 2D exercises' and the transposes' timed matrices.
+const LARGE_SIDE: u32 = 4096;
+
+fn map_reference(x: &[f32]) -> Vec<f64> {
+    x.iter().map(|&v| 2.0 * v as f64 + 1.0).collect()
+}
+
 fn e01() -> Exercise {
     Exercise {
         number: 1,
@@ -77,11 +87,14 @@ fn e01() -> Exercise {
         ],
         kernel: Kernel::Array(crate::e01_map::ex01_map),
         reference: Kernel::Array(s::s01_map::sol01_map),
+        entry: crate::e01_map::EX01_MAP.name(),
+        reference_entry: s::s01_map::SOL01_MAP.name(),
         wrong: vec![
             wrong("no guard", Kernel::Array(w::wrong01_no_guard), "no `if i < n`", Problem::OutOfBounds),
             wrong("off by one", Kernel::Array(w::wrong01_off_by_one), "`i <= n`", Problem::OutOfBounds),
         ],
-        cases: || SIZES.iter().map(|&n| array_case(n, 0, 1, |x| x.iter().map(|&v| 2.0 * v as f64 + 1.0).collect())).collect(),
+        cases: || SIZES.iter().map(|&n| array_case(n, 0, 1, map_reference)).collect(),
+        large: || array_case(LARGE, 0, 1, map_reference),
         patterns: Patterns { coalesced: true, conflict_free: false },
         bound: Bound::Copy,
     }
@@ -97,6 +110,23 @@ fn square_blocks(cols: u32, rows: u32) -> LaunchShape {
 
 fn matrix_label(rows: u32, cols: u32, shape: LaunchShape) -> String {
     format!("{rows}×{cols} ({})", ptx_ladder::exercises::shape_text(shape))
+}
+
+fn add_row_case(rows: u32, cols: u32) -> Case {
+    let (a, v) = (uniform((rows * cols) as usize, 2), uniform(cols as usize, 3));
+    let side = rows.max(cols);
+    let shape = square_blocks(side, side);
+    let expected = (0..rows * cols).map(|i| a[i as usize] as f64 + v[(i % cols) as usize] as f64).collect();
+    Case {
+        label: matrix_label(rows, cols, shape),
+        shape,
+        dims: [rows, cols, 0],
+        inputs: vec![Input::floats("a", &a), Input::floats("v", &v)],
+        output: "out",
+        expected: floats(expected),
+        zeroed: false,
+        columns: Some(cols),
+    }
 }
 
 fn e02() -> Exercise {
@@ -115,33 +145,32 @@ fn e02() -> Exercise {
         ],
         kernel: Kernel::Matrix(crate::e02_rows_and_columns::ex02_add_row_vector),
         reference: Kernel::Matrix(s::s02_rows_and_columns::sol02_add_row_vector),
+        entry: crate::e02_rows_and_columns::EX02_ADD_ROW_VECTOR.name(),
+        reference_entry: s::s02_rows_and_columns::SOL02_ADD_ROW_VECTOR.name(),
         wrong: vec![
             wrong("rows in x", Kernel::Matrix(w::wrong02_rows_in_x), "x walks the rows", Problem::Uncoalesced),
             wrong("row stride", Kernel::Matrix(w::wrong02_row_stride), "row * rows + col", Problem::WrongValues),
         ],
-        cases: || {
-            MATRICES
-                .iter()
-                .map(|&(rows, cols)| {
-                    let (a, v) = (uniform((rows * cols) as usize, 2), uniform(cols as usize, 3));
-                    let side = rows.max(cols);
-                    let shape = square_blocks(side, side);
-                    let expected = (0..rows * cols).map(|i| a[i as usize] as f64 + v[(i % cols) as usize] as f64).collect();
-                    Case {
-                        label: matrix_label(rows, cols, shape),
-                        shape,
-                        dims: [rows, cols, 0],
-                        inputs: vec![Input::floats("a", &a), Input::floats("v", &v)],
-                        output: "out",
-                        expected: floats(expected),
-                        zeroed: false,
-                        columns: Some(cols),
-                    }
-                })
-                .collect()
-        },
+        cases: || MATRICES.iter().map(|&(rows, cols)| add_row_case(rows, cols)).collect(),
+        large: || add_row_case(LARGE_SIDE, LARGE_SIDE),
         patterns: Patterns { coalesced: true, conflict_free: false },
         bound: Bound::Copy,
+    }
+}
+
+fn outer_case(rows: u32, cols: u32) -> Case {
+    let (a, b) = (uniform(rows as usize, 4), uniform(cols as usize, 5));
+    let shape = square_blocks(cols, rows);
+    let expected = (0..rows * cols).map(|i| a[(i / cols) as usize] as f64 * b[(i % cols) as usize] as f64).collect();
+    Case {
+        label: matrix_label(rows, cols, shape),
+        shape,
+        dims: [rows, cols, 0],
+        inputs: vec![Input::floats("a", &a), Input::floats("b", &b)],
+        output: "out",
+        expected: floats(expected),
+        zeroed: false,
+        columns: Some(cols),
     }
 }
 
@@ -160,27 +189,11 @@ fn e03() -> Exercise {
         ],
         kernel: Kernel::Matrix(crate::e03_broadcast::ex03_outer_product),
         reference: Kernel::Matrix(s::s03_broadcast::sol03_outer_product),
+        entry: crate::e03_broadcast::EX03_OUTER_PRODUCT.name(),
+        reference_entry: s::s03_broadcast::SOL03_OUTER_PRODUCT.name(),
         wrong: vec![wrong("swapped", Kernel::Matrix(w::wrong03_swapped), "a[col] * b[row]", Problem::OutOfBounds)],
-        cases: || {
-            MATRICES
-                .iter()
-                .map(|&(rows, cols)| {
-                    let (a, b) = (uniform(rows as usize, 4), uniform(cols as usize, 5));
-                    let shape = square_blocks(cols, rows);
-                    let expected = (0..rows * cols).map(|i| a[(i / cols) as usize] as f64 * b[(i % cols) as usize] as f64).collect();
-                    Case {
-                        label: matrix_label(rows, cols, shape),
-                        shape,
-                        dims: [rows, cols, 0],
-                        inputs: vec![Input::floats("a", &a), Input::floats("b", &b)],
-                        output: "out",
-                        expected: floats(expected),
-                        zeroed: false,
-                        columns: Some(cols),
-                    }
-                })
-                .collect()
-        },
+        cases: || MATRICES.iter().map(|&(rows, cols)| outer_case(rows, cols)).collect(),
+        large: || outer_case(LARGE_SIDE, LARGE_SIDE),
         patterns: Patterns { coalesced: true, conflict_free: false },
         bound: Bound::Copy,
     }
@@ -189,6 +202,11 @@ fn e03() -> Exercise {
 /// Each block's `BLOCK` elements of `x`, 0 past the end.
 fn padded_blocks(x: &[f32]) -> Vec<Vec<f64>> {
     x.chunks(BLOCK as usize).map(|c| (0..BLOCK as usize).map(|i| c.get(i).map_or(0.0, |&v| v as f64)).collect()).collect()
+}
+
+fn reversed_blocks(x: &[f32]) -> Vec<f64> {
+    let blocks = padded_blocks(x);
+    (0..x.len()).map(|i| blocks[i / BLOCK as usize][BLOCK as usize - 1 - i % BLOCK as usize]).collect()
 }
 
 fn e04() -> Exercise {
@@ -207,21 +225,14 @@ fn e04() -> Exercise {
         ],
         kernel: Kernel::Array(crate::e04_shared_tile::ex04_reverse_blocks),
         reference: Kernel::Array(s::s04_shared_tile::sol04_reverse_blocks),
+        entry: crate::e04_shared_tile::EX04_REVERSE_BLOCKS.name(),
+        reference_entry: s::s04_shared_tile::SOL04_REVERSE_BLOCKS.name(),
         wrong: vec![
             wrong("missing barrier", Kernel::Array(w::wrong04_missing_barrier), "no sync_threads()", Problem::Race),
             wrong("early return", Kernel::Array(w::wrong04_early_return), "return before the barrier", Problem::Barrier),
         ],
-        cases: || {
-            SIZES
-                .iter()
-                .map(|&n| {
-                    array_case(n, BLOCK, 6, |x| {
-                        let blocks = padded_blocks(x);
-                        (0..x.len()).map(|i| blocks[i / BLOCK as usize][BLOCK as usize - 1 - i % BLOCK as usize]).collect()
-                    })
-                })
-                .collect()
-        },
+        cases: || SIZES.iter().map(|&n| array_case(n, BLOCK, 6, reversed_blocks)).collect(),
+        large: || array_case(LARGE, BLOCK, 6, reversed_blocks),
         patterns: Patterns::default(),
         bound: Bound::Copy,
     }
@@ -249,6 +260,8 @@ fn e05() -> Exercise {
         ],
         kernel: Kernel::Array(crate::e05_tree_reduction::ex05_block_sums),
         reference: Kernel::Array(s::s05_tree_reduction::sol05_block_sums),
+        entry: crate::e05_tree_reduction::EX05_BLOCK_SUMS.name(),
+        reference_entry: s::s05_tree_reduction::SOL05_BLOCK_SUMS.name(),
         wrong: vec![
             wrong("missing barrier", Kernel::Array(w::wrong05_missing_barrier), "no barrier between steps", Problem::Race),
             wrong(
@@ -259,9 +272,16 @@ fn e05() -> Exercise {
             ),
         ],
         cases: || SIZES.iter().map(|&n| block_sums_case(n)).collect(),
+        large: || block_sums_case(LARGE),
         patterns: Patterns::default(),
         bound: Bound::Copy,
     }
+}
+
+fn warp_sums_case(n: u32) -> Case {
+    let mut case = array_case(n, 0, 8, |x| x.chunks(32).map(|c| c.iter().map(|&v| v as f64).sum()).collect());
+    case.label = format!("{}; one sum per warp", case.label);
+    case
 }
 
 fn e06() -> Exercise {
@@ -280,23 +300,29 @@ fn e06() -> Exercise {
         ],
         kernel: Kernel::Array(crate::e06_warp_shuffle::ex06_warp_sums),
         reference: Kernel::Array(s::s06_warp_shuffle::sol06_warp_sums),
+        entry: crate::e06_warp_shuffle::EX06_WARP_SUMS.name(),
+        reference_entry: s::s06_warp_shuffle::SOL06_WARP_SUMS.name(),
         wrong: vec![
             wrong("shuffle in a branch", Kernel::Array(w::wrong06_shuffle_in_branch), "shuffles inside `if i < n`", Problem::Barrier),
             wrong("four steps", Kernel::Array(w::wrong06_four_steps), "masks 16 to 2 only", Problem::WrongValues),
         ],
-        cases: || {
-            SIZES
-                .iter()
-                .map(|&n| {
-                    let mut case = array_case(n, 0, 8, |x| x.chunks(32).map(|c| c.iter().map(|&v| v as f64).sum()).collect());
-                    case.label = format!("{}; one sum per warp", case.label);
-                    case
-                })
-                .collect()
-        },
+        cases: || SIZES.iter().map(|&n| warp_sums_case(n)).collect(),
+        large: || warp_sums_case(LARGE),
         patterns: Patterns::default(),
         bound: Bound::Copy,
     }
+}
+
+fn block_scans(x: &[f32]) -> Vec<f64> {
+    let scan = |c: &[f32]| {
+        c.iter()
+            .scan(0.0, |sum, &v| {
+                *sum += v as f64;
+                Some(*sum)
+            })
+            .collect::<Vec<f64>>()
+    };
+    x.chunks(BLOCK as usize).flat_map(scan).collect()
 }
 
 fn e07() -> Exercise {
@@ -315,52 +341,38 @@ fn e07() -> Exercise {
         ],
         kernel: Kernel::Array(crate::e07_inclusive_scan::ex07_block_scan),
         reference: Kernel::Array(s::s07_inclusive_scan::sol07_block_scan),
+        entry: crate::e07_inclusive_scan::EX07_BLOCK_SCAN.name(),
+        reference_entry: s::s07_inclusive_scan::SOL07_BLOCK_SCAN.name(),
         wrong: vec![wrong("one barrier per step", Kernel::Array(w::wrong07_one_barrier), "read and write in one interval", Problem::Race)],
-        cases: || {
-            SIZES
-                .iter()
-                .map(|&n| {
-                    array_case(n, BLOCK, 9, |x| {
-                        x.chunks(BLOCK as usize)
-                            .flat_map(|c| {
-                                c.iter().scan(0.0, |sum, &v| {
-                                    *sum += v as f64;
-                                    Some(*sum)
-                                })
-                            })
-                            .collect()
-                    })
-                })
-                .collect()
-        },
+        cases: || SIZES.iter().map(|&n| array_case(n, BLOCK, 9, block_scans)).collect(),
+        large: || array_case(LARGE, BLOCK, 9, block_scans),
         patterns: Patterns::default(),
         bound: Bound::Copy,
     }
 }
 
 fn transpose_cases(shared_floats: u32) -> Vec<Case> {
-    [(7u32, 5u32), (32, 64), (45, 70)]
-        .iter()
-        .map(|&(rows, cols)| {
-            let src = uniform((rows * cols) as usize, 10);
-            let shape = LaunchShape {
-                grid: Dim3::new(cols.div_ceil(TILE), rows.div_ceil(TILE), 1),
-                block: Dim3::new(TILE, TILE_ROWS, 1),
-                shared_bytes: 4 * shared_floats,
-            };
-            let expected = (0..rows * cols).map(|i| src[((i % rows) * cols + i / rows) as usize] as f64).collect();
-            Case {
-                label: matrix_label(rows, cols, shape),
-                shape,
-                dims: [rows, cols, 0],
-                inputs: vec![Input::floats("src", &src)],
-                output: "dst",
-                expected: floats(expected),
-                zeroed: false,
-                columns: Some(rows),
-            }
-        })
-        .collect()
+    [(7u32, 5u32), (32, 64), (45, 70)].iter().map(|&(rows, cols)| transpose_case(rows, cols, shared_floats)).collect()
+}
+
+fn transpose_case(rows: u32, cols: u32, shared_floats: u32) -> Case {
+    let src = uniform((rows * cols) as usize, 10);
+    let shape = LaunchShape {
+        grid: Dim3::new(cols.div_ceil(TILE), rows.div_ceil(TILE), 1),
+        block: Dim3::new(TILE, TILE_ROWS, 1),
+        shared_bytes: 4 * shared_floats,
+    };
+    let expected = (0..rows * cols).map(|i| src[((i % rows) * cols + i / rows) as usize] as f64).collect();
+    Case {
+        label: matrix_label(rows, cols, shape),
+        shape,
+        dims: [rows, cols, 0],
+        inputs: vec![Input::floats("src", &src)],
+        output: "dst",
+        expected: floats(expected),
+        zeroed: false,
+        columns: Some(rows),
+    }
 }
 
 fn e08() -> Exercise {
@@ -379,11 +391,14 @@ fn e08() -> Exercise {
         ],
         kernel: Kernel::Transpose(crate::e08_transpose::ex08_transpose),
         reference: Kernel::Transpose(s::s08_transpose::sol08_transpose),
+        entry: crate::e08_transpose::EX08_TRANSPOSE.name(),
+        reference_entry: s::s08_transpose::SOL08_TRANSPOSE.name(),
         wrong: vec![
             wrong("naive", Kernel::Transpose(w::wrong08_naive), "writes down the columns of dst", Problem::Uncoalesced),
             wrong("missing barrier", Kernel::Transpose(w::wrong08_missing_barrier), "no sync_threads()", Problem::Race),
         ],
         cases: || transpose_cases(TILE * TILE),
+        large: || transpose_case(LARGE_SIDE, LARGE_SIDE, TILE * TILE),
         patterns: Patterns { coalesced: true, conflict_free: false },
         bound: Bound::Copy,
     }
@@ -404,6 +419,8 @@ fn e09() -> Exercise {
         ],
         kernel: Kernel::Transpose(crate::e09_transpose_no_conflicts::ex09_transpose_padded),
         reference: Kernel::Transpose(s::s09_transpose_no_conflicts::sol09_transpose_padded),
+        entry: crate::e09_transpose_no_conflicts::EX09_TRANSPOSE_PADDED.name(),
+        reference_entry: s::s09_transpose_no_conflicts::SOL09_TRANSPOSE_PADDED.name(),
         wrong: vec![wrong(
             "unpadded tile",
             Kernel::Transpose(s::s08_transpose::sol08_transpose),
@@ -411,8 +428,24 @@ fn e09() -> Exercise {
             Problem::BankConflicts,
         )],
         cases: || transpose_cases(TILE * (TILE + 1)),
+        large: || transpose_case(LARGE_SIDE, LARGE_SIDE, TILE * (TILE + 1)),
         patterns: Patterns { coalesced: true, conflict_free: true },
         bound: Bound::Copy,
+    }
+}
+
+fn dot_case(n: u32) -> Case {
+    let (a, b) = (uniform(n as usize, 11), uniform(n as usize, 12));
+    let dot = a.iter().zip(&b).map(|(&p, &q)| p as f64 * q as f64).sum();
+    Case {
+        label: size_label(n),
+        shape: linear(n, BLOCK),
+        dims: [n, 0, 0],
+        inputs: vec![Input::floats("a", &a), Input::floats("b", &b)],
+        output: "out",
+        expected: floats(vec![dot]),
+        zeroed: true,
+        columns: None,
     }
 }
 
@@ -431,31 +464,35 @@ fn e10() -> Exercise {
         ],
         kernel: Kernel::TwoArrays(crate::e10_dot_product::ex10_dot),
         reference: Kernel::TwoArrays(s::s10_dot_product::sol10_dot),
+        entry: crate::e10_dot_product::EX10_DOT.name(),
+        reference_entry: s::s10_dot_product::SOL10_DOT.name(),
         wrong: vec![
             wrong("no guard", Kernel::TwoArrays(w::wrong10_no_guard), "loads without `if i < n`", Problem::OutOfBounds),
             wrong("missing barrier", Kernel::TwoArrays(w::wrong10_missing_barrier), "no barrier after staging", Problem::Race),
         ],
-        cases: || {
-            SIZES
-                .iter()
-                .map(|&n| {
-                    let (a, b) = (uniform(n as usize, 11), uniform(n as usize, 12));
-                    let dot = a.iter().zip(&b).map(|(&p, &q)| p as f64 * q as f64).sum();
-                    Case {
-                        label: size_label(n),
-                        shape: linear(n, BLOCK),
-                        dims: [n, 0, 0],
-                        inputs: vec![Input::floats("a", &a), Input::floats("b", &b)],
-                        output: "out",
-                        expected: floats(vec![dot]),
-                        zeroed: true,
-                        columns: None,
-                    }
-                })
-                .collect()
-        },
+        cases: || SIZES.iter().map(|&n| dot_case(n)).collect(),
+        large: || dot_case(LARGE),
         patterns: Patterns::default(),
         bound: Bound::Copy,
+    }
+}
+
+fn histogram_case(n: u32) -> Case {
+    // Skewed: small values are more frequent, so bins collide.
+    let data: Vec<u32> = uniform(n as usize, 13).iter().map(|&v| ((v * v) * BINS as f32) as u32 % BINS).collect();
+    let mut counts = vec![0u32; BINS as usize];
+    for &v in &data {
+        counts[v as usize] += 1;
+    }
+    Case {
+        label: size_label(n),
+        shape: linear(n, BINS),
+        dims: [n, 0, 0],
+        inputs: vec![Input { name: "data", words: data }],
+        output: "counts",
+        expected: Expected::Counts(counts),
+        zeroed: true,
+        columns: None,
     }
 }
 
@@ -475,35 +512,33 @@ fn e11() -> Exercise {
         ],
         kernel: Kernel::Counts(crate::e11_histogram::ex11_histogram),
         reference: Kernel::Counts(s::s11_histogram::sol11_histogram),
+        entry: crate::e11_histogram::EX11_HISTOGRAM.name(),
+        reference_entry: s::s11_histogram::SOL11_HISTOGRAM.name(),
         wrong: vec![
             wrong("plain increment", Kernel::Counts(w::wrong11_plain_increment), "load + 1 + store instead of an atomic", Problem::Race),
             wrong("not zeroed", Kernel::Counts(w::wrong11_not_zeroed), "shared counters never set to 0", Problem::WrongValues),
         ],
-        cases: || {
-            SIZES
-                .iter()
-                .map(|&n| {
-                    // Skewed: small values are more frequent, so bins collide.
-                    let data: Vec<u32> = uniform(n as usize, 13).iter().map(|&v| ((v * v) * BINS as f32) as u32 % BINS).collect();
-                    let mut counts = vec![0u32; BINS as usize];
-                    for &v in &data {
-                        counts[v as usize] += 1;
-                    }
-                    Case {
-                        label: size_label(n),
-                        shape: linear(n, BINS),
-                        dims: [n, 0, 0],
-                        inputs: vec![Input { name: "data", words: data }],
-                        output: "counts",
-                        expected: Expected::Counts(counts),
-                        zeroed: true,
-                        columns: None,
-                    }
-                })
-                .collect()
-        },
+        cases: || SIZES.iter().map(|&n| histogram_case(n)).collect(),
+        large: || histogram_case(LARGE),
         patterns: Patterns::default(),
         bound: Bound::Copy,
+    }
+}
+
+fn convolution_case(n: u32) -> Case {
+    let (x, weights) = (uniform(n as usize, 14), uniform(2 * RADIUS as usize + 1, 15));
+    let at = |i: i64| if i >= 0 && i < n as i64 { x[i as usize] as f64 } else { 0.0 };
+    let r = RADIUS as i64;
+    let expected = (0..n as i64).map(|i| (0..=2 * r).map(|j| weights[j as usize] as f64 * at(i + j - r)).sum()).collect();
+    Case {
+        label: size_label(n),
+        shape: linear(n, BLOCK + 2 * RADIUS),
+        dims: [n, 0, 0],
+        inputs: vec![Input::floats("x", &x), Input::floats("w", &weights)],
+        output: "out",
+        expected: floats(expected),
+        zeroed: false,
+        columns: None,
     }
 }
 
@@ -523,31 +558,14 @@ fn e12() -> Exercise {
         ],
         kernel: Kernel::TwoArrays(crate::e12_convolution::ex12_convolve),
         reference: Kernel::TwoArrays(s::s12_convolution::sol12_convolve),
+        entry: crate::e12_convolution::EX12_CONVOLVE.name(),
+        reference_entry: s::s12_convolution::SOL12_CONVOLVE.name(),
         wrong: vec![
             wrong("no halo", Kernel::TwoArrays(w::wrong12_no_halo), "only the block's own elements loaded", Problem::WrongValues),
             wrong("missing barrier", Kernel::TwoArrays(w::wrong12_missing_barrier), "no sync_threads() after loading", Problem::Race),
         ],
-        cases: || {
-            SIZES
-                .iter()
-                .map(|&n| {
-                    let (x, weights) = (uniform(n as usize, 14), uniform(2 * RADIUS as usize + 1, 15));
-                    let at = |i: i64| if i >= 0 && i < n as i64 { x[i as usize] as f64 } else { 0.0 };
-                    let r = RADIUS as i64;
-                    let expected = (0..n as i64).map(|i| (0..=2 * r).map(|j| weights[j as usize] as f64 * at(i + j - r)).sum()).collect();
-                    Case {
-                        label: size_label(n),
-                        shape: linear(n, BLOCK + 2 * RADIUS),
-                        dims: [n, 0, 0],
-                        inputs: vec![Input::floats("x", &x), Input::floats("w", &weights)],
-                        output: "out",
-                        expected: floats(expected),
-                        zeroed: false,
-                        columns: None,
-                    }
-                })
-                .collect()
-        },
+        cases: || SIZES.iter().map(|&n| convolution_case(n)).collect(),
+        large: || convolution_case(LARGE),
         patterns: Patterns::default(),
         bound: Bound::Copy,
     }
@@ -557,33 +575,35 @@ fn e12() -> Exercise {
 const MATMULS: [(u32, u32, u32); 3] = [(5, 7, 20), (32, 32, 32), (70, 37, 41)];
 
 fn matmul_cases(tile_m: u32, shared_floats: u32) -> Vec<Case> {
-    MATMULS
-        .iter()
-        .map(|&(m, n, k)| {
-            let (a, b) = (uniform((m * k) as usize, 16), uniform((k * n) as usize, 17));
-            let shape = LaunchShape {
-                grid: Dim3::new(n.div_ceil(SIDE), m.div_ceil(tile_m), 1),
-                block: Dim3::new(SIDE, SIDE, 1),
-                shared_bytes: 4 * shared_floats,
-            };
-            let expected = (0..m * n)
-                .map(|i| {
-                    let (r, c) = (i / n, i % n);
-                    (0..k).map(|p| a[(r * k + p) as usize] as f64 * b[(p * n + c) as usize] as f64).sum()
-                })
-                .collect();
-            Case {
-                label: format!("m, n, k = {m}, {n}, {k} ({})", ptx_ladder::exercises::shape_text(shape)),
-                shape,
-                dims: [m, n, k],
-                inputs: vec![Input::floats("a", &a), Input::floats("b", &b)],
-                output: "c",
-                expected: floats(expected),
-                zeroed: false,
-                columns: Some(n),
-            }
+    MATMULS.iter().map(|&size| matmul_case(size, tile_m, shared_floats)).collect()
+}
+
+/// The timed matmul size (the f64 reference takes a second or two on the CPU).
+const LARGE_MATMUL: (u32, u32, u32) = (1024, 1024, 1024);
+
+fn matmul_case((m, n, k): (u32, u32, u32), tile_m: u32, shared_floats: u32) -> Case {
+    let (a, b) = (uniform((m * k) as usize, 16), uniform((k * n) as usize, 17));
+    let shape = LaunchShape {
+        grid: Dim3::new(n.div_ceil(SIDE), m.div_ceil(tile_m), 1),
+        block: Dim3::new(SIDE, SIDE, 1),
+        shared_bytes: 4 * shared_floats,
+    };
+    let expected = (0..m * n)
+        .map(|i| {
+            let (r, c) = (i / n, i % n);
+            (0..k).map(|p| a[(r * k + p) as usize] as f64 * b[(p * n + c) as usize] as f64).sum()
         })
-        .collect()
+        .collect();
+    Case {
+        label: format!("m, n, k = {m}, {n}, {k} ({})", ptx_ladder::exercises::shape_text(shape)),
+        shape,
+        dims: [m, n, k],
+        inputs: vec![Input::floats("a", &a), Input::floats("b", &b)],
+        output: "c",
+        expected: floats(expected),
+        zeroed: false,
+        columns: Some(n),
+    }
 }
 
 fn e13() -> Exercise {
@@ -602,11 +622,14 @@ fn e13() -> Exercise {
         ],
         kernel: Kernel::Matmul(crate::e13_tiled_matmul::ex13_matmul_tiled),
         reference: Kernel::Matmul(s::s13_tiled_matmul::sol13_matmul_tiled),
+        entry: crate::e13_tiled_matmul::EX13_MATMUL_TILED.name(),
+        reference_entry: s::s13_tiled_matmul::SOL13_MATMUL_TILED.name(),
         wrong: vec![
             wrong("no second barrier", Kernel::Matmul(w::wrong13_no_second_barrier), "the next tiles overwrite ones in use", Problem::Race),
             wrong("unguarded loads", Kernel::Matmul(w::wrong13_unguarded_loads), "tile loads past the matrices", Problem::OutOfBounds),
         ],
         cases: || matmul_cases(SIDE, 2 * SIDE * SIDE),
+        large: || matmul_case(LARGE_MATMUL, SIDE, 2 * SIDE * SIDE),
         patterns: Patterns::default(),
         bound: Bound::Flops,
     }
@@ -628,6 +651,8 @@ fn e14() -> Exercise {
         ],
         kernel: Kernel::Matmul(crate::e14_register_blocked_matmul::ex14_matmul_register_blocked),
         reference: Kernel::Matmul(s::s14_register_blocked_matmul::sol14_matmul_register_blocked),
+        entry: crate::e14_register_blocked_matmul::EX14_MATMUL_REGISTER_BLOCKED.name(),
+        reference_entry: s::s14_register_blocked_matmul::SOL14_MATMUL_REGISTER_BLOCKED.name(),
         wrong: vec![wrong(
             "no second barrier",
             Kernel::Matmul(w::wrong14_no_second_barrier),
@@ -635,6 +660,7 @@ fn e14() -> Exercise {
             Problem::Race,
         )],
         cases: || matmul_cases(SIDE * ROWS_PER_THREAD, SIDE * ROWS_PER_THREAD * SIDE + SIDE * SIDE),
+        large: || matmul_case(LARGE_MATMUL, SIDE * ROWS_PER_THREAD, SIDE * ROWS_PER_THREAD * SIDE + SIDE * SIDE),
         patterns: Patterns::default(),
         bound: Bound::Flops,
     }

@@ -13,10 +13,7 @@
 //! rebuilds only this crate and the command line, not the PTX of every
 //! kernel of the project (README: "Exercises").
 #![cfg_attr(target_arch = "nvptx64", no_std)]
-#![cfg_attr(
-    target_arch = "nvptx64",
-    feature(abi_ptx, stdarch_nvptx, asm_experimental_arch, core_intrinsics, gpu_intrinsics, gpu_launch_sized_workgroup_mem)
-)]
+#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
 #![cfg_attr(ptx_ladder_hopper, allow(dead_code, unused_imports))]
 // Kernels index shared tiles with loop counters, as the GPU code reads.
 #![allow(clippy::needless_range_loop, clippy::manual_is_multiple_of)]
@@ -67,10 +64,4 @@ pub fn unwritten<T>(parameters: T) {
     let _ = parameters;
     #[cfg(not(target_arch = "nvptx64"))]
     std::panic::resume_unwind(Box::new(ptx_ladder::exercises::UNWRITTEN));
-}
-
-#[cfg(target_arch = "nvptx64")]
-#[panic_handler]
-fn on_panic(_: &core::panic::PanicInfo) -> ! {
-    gpu::trap()
 }

@@ -152,6 +152,10 @@ pub struct ExerciseArgs {
     /// Also draw what each thread read and wrote in a small launch of your kernel to this SVG file
     #[arg(long, value_name = "PATH", requires = "number")]
     pub svg: Option<PathBuf>,
+    /// Only compile the exercises to PTX and write it to this file, for a GPU machine without a Rust
+    /// toolchain (set PTX_LADDER_EXERCISES_PTX to it there)
+    #[arg(long, value_name = "PATH", conflicts_with = "number")]
+    pub ptx: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]

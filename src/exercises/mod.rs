@@ -9,6 +9,7 @@
 //! `exercises` crate: it depends on this engine, never the other way round,
 //! so editing an exercise rebuilds only that small crate and the CLI.
 
+pub mod gpu;
 mod patterns;
 pub mod picture;
 
@@ -170,9 +171,14 @@ pub struct Exercise {
     pub hints: &'static [&'static str],
     pub kernel: Kernel,
     pub reference: Kernel,
+    /// The PTX entry names of the two (in the exercises' PTX).
+    pub entry: &'static str,
+    pub reference_entry: &'static str,
     pub wrong: Vec<Wrong>,
-    /// The sizes checked, smallest first (the first is the picture's).
+    /// The sizes checked, smallest first.
     pub cases: fn() -> Vec<Case>,
+    /// One large size, checked and timed on a GPU.
+    pub large: fn() -> Case,
     pub patterns: Patterns,
     pub bound: Bound,
 }

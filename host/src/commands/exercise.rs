@@ -6,9 +6,13 @@ use crate::Failure;
 use crate::cli::ExerciseArgs;
 use crate::output::{Files, check_writable, outln};
 use exercises::catalogue::{catalogue, exercise};
+use ptx_ladder::exercises::gpu::{self, Exercises};
 use ptx_ladder::exercises::{Exercise, Verdict, check, picture};
 
 pub fn run(args: ExerciseArgs) -> Result<(), Failure> {
+    if let Some(path) = &args.ptx {
+        return write_ptx(path);
+    }
     let Some(number) = args.number else { return list() };
     let exercise = exercise(number).map_err(Failure::Usage)?;
     if let Some(path) = &args.svg {
@@ -25,7 +29,10 @@ pub fn run(args: ExerciseArgs) -> Result<(), Failure> {
         draw(&exercise, &verdict, path)?;
     }
     match verdict {
-        Verdict::Passed(_) => outln!("\nExercise {number} done. Its concept is measured on a GPU by `{}`.", exercise.lab),
+        Verdict::Passed(_) => {
+            on_gpu(&exercise)?;
+            outln!("\nExercise {number} done. Its concept is measured on a GPU by `{}`.", exercise.lab)
+        }
         Verdict::NotStarted => Err(not_yet(number, "is not started")),
         Verdict::Failed { .. } => Err(not_yet(number, "does not pass yet")),
     }
@@ -92,4 +99,33 @@ fn list() -> Result<(), Failure> {
 pub fn your_turn(numbers: &[u32], what: &str) -> Result<(), Failure> {
     let numbers: Vec<String> = numbers.iter().map(u32::to_string).collect();
     outln!("(your turn, {what}: ptx-ladder exercise {})", numbers.join(", "))
+}
+
+/// Where there is a GPU: the same kernel there, checked at the same sizes,
+/// then checked and timed at a large size against its bound.
+fn on_gpu(exercise: &Exercise) -> Result<(), Failure> {
+    let gpu = match super::open_gpu()? {
+        Ok(gpu) => gpu,
+        Err(e) => return outln!("\n(no GPU run: {e})"),
+    };
+    outln!("\nOn {}: compiling the exercises to PTX …", gpu.info.name)?;
+    let ptx = gpu::ptx()?;
+    let module = Exercises::load(&gpu, &ptx)?;
+    let mut cases = (exercise.cases)();
+    let large = (exercise.large)();
+    cases.push(large.clone());
+    if let Some(wrong) = module.check(exercise.entry, exercise.kernel, &cases)? {
+        return Err(Failure::Runtime(ptx_ladder::Error::new(format!("on the GPU, {wrong}"))));
+    }
+    let speed = module.time(exercise.entry, exercise.kernel, &large, exercise.bound)?;
+    outln!("checked on the GPU at every size; {}: {}", large.label, speed.describe())
+}
+
+/// `--ptx PATH`: the exercises' PTX, compiled now.
+fn write_ptx(path: &std::path::Path) -> Result<(), Failure> {
+    check_writable("--ptx", path)?;
+    let ptx = gpu::fresh_ptx()?;
+    let mut files = Files::default();
+    files.write(path, &ptx)?;
+    files.finish()
 }
