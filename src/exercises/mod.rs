@@ -385,8 +385,9 @@ fn wrong_elements(expected: &Expected, got: &[u32]) -> Vec<usize> {
         Expected::Floats { values, tolerance } => (0..values.len())
             .filter(|&i| {
                 let g = f32::from_bits(got[i]) as f64;
-                // A NaN compares false: it counts as wrong.
-                !((g - values[i]).abs() <= tolerance * values[i].abs().max(1.0))
+                let close = (g - values[i]).abs() <= tolerance * values[i].abs().max(1.0);
+                // A NaN is never close: it counts as wrong.
+                !close
             })
             .collect(),
         Expected::Counts(values) => (0..values.len()).filter(|&i| got[i] != values[i]).collect(),

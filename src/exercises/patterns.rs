@@ -80,7 +80,10 @@ pub(super) fn uncoalesced(log: &[Logged], block: Dim3) -> Option<String> {
 
 /// Finds shared-memory accesses with 4-way or worse bank conflicts.
 pub(super) fn bank_conflicts(log: &[Logged]) -> Option<String> {
-    let mut worst: Option<(usize, Site, Vec<(u32, usize)>)> = None;
+    // The worst conflict so far: its ways, its line, and (thread, word) of
+    // the lanes in its busiest bank.
+    type Conflict = (usize, Site, Vec<(u32, usize)>);
+    let mut worst: Option<Conflict> = None;
     for (_, lanes) in instructions(log, true) {
         if lanes.len() < MIN_LANES {
             continue;
