@@ -92,6 +92,7 @@ fn e01() -> Exercise {
         wrong: vec![
             wrong("no guard", Kernel::Array(w::wrong01_no_guard), "no `if i < n`", Problem::OutOfBounds),
             wrong("off by one", Kernel::Array(w::wrong01_off_by_one), "`i <= n`", Problem::OutOfBounds),
+            wrong("plain pointers", Kernel::Array(w::wrong01_raw_pointers), "`*ptr` instead of gpu::load/store", Problem::Unseen),
         ],
         cases: || SIZES.iter().map(|&n| array_case(n, 0, 1, map_reference)).collect(),
         large: || array_case(LARGE, 0, 1, map_reference),

@@ -27,6 +27,17 @@ pub unsafe fn wrong01_off_by_one(x: *const f32, out: *mut f32, n: u32) {
     }
 }
 
+/// Exercise 1 through plain pointers: right on a GPU, but invisible to the
+/// emulator's checkers (which see only `gpu::load` and `gpu::store`).
+#[kernel]
+pub unsafe fn wrong01_raw_pointers(x: *const f32, out: *mut f32, n: u32) {
+    let i = gpu::global_x();
+    if i < n {
+        let i = i as usize;
+        unsafe { *out.add(i) = 2.0 * *x.add(i) + 1.0 };
+    }
+}
+
 /// Exercise 2 with x walking the rows: right values, but each lane of a
 /// warp reads from its own row.
 #[kernel]

@@ -16,6 +16,7 @@ fn expected_words(problem: Problem) -> &'static [&'static str] {
         Problem::WrongValues => &["elements wrong", "expected", "got"],
         Problem::Uncoalesced => &["32-byte sectors", "at exercises/src/"],
         Problem::BankConflicts => &["bank conflict", "at exercises/src/", "bank"],
+        Problem::Unseen => &["gpu::store"],
     }
 }
 

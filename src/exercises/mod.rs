@@ -206,6 +206,9 @@ pub enum Problem {
     WrongValues,
     Uncoalesced,
     BankConflicts,
+    /// The output changed but the emulator saw no store: the kernel wrote
+    /// through a plain `*ptr`, which the checkers cannot follow.
+    Unseen,
 }
 
 impl fmt::Display for Problem {
@@ -218,6 +221,7 @@ impl fmt::Display for Problem {
             Problem::WrongValues => "wrong values",
             Problem::Uncoalesced => "uncoalesced global accesses",
             Problem::BankConflicts => "shared-memory bank conflicts",
+            Problem::Unseen => "stores the checkers cannot see",
         })
     }
 }
@@ -335,6 +339,10 @@ fn check_case(exercise: &Exercise, kernel: Kernel, case: &Case) -> Result<String
     let wrong = wrong_elements(&case.expected, &got);
     if !wrong.is_empty() {
         return Err(fail(Problem::WrongValues, wrong_text(case, &got, &wrong, &log, launch.output_address())));
+    }
+    if !log.iter().any(|e| !e.shared && e.kind != emulator::AccessKind::Read) {
+        let details = "  the output is right, but no store went through gpu::store or an atomic: write with unsafe { gpu::store(ptr, value) } (and read with gpu::load) instead of *ptr, so the race, bounds and coalescing checks see every access";
+        return Err(fail(Problem::Unseen, details.to_string()));
     }
     if exercise.patterns.coalesced
         && let Some(text) = patterns::uncoalesced(&log, case.shape.block)
