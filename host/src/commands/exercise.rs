@@ -39,8 +39,8 @@ pub fn run(args: ExerciseArgs) -> Result<(), Failure> {
 }
 
 fn not_yet(number: u32, what: &str) -> Failure {
-    let hint = "--hint gives a hint (repeat it for more), --svg PATH draws what each thread touched";
-    Failure::Runtime(ptx_ladder::Error::new(format!("exercise {number} {what} ({hint})")))
+    let help = "--hint gives a hint (repeat it for more), --svg PATH draws what each thread touched";
+    Failure::Runtime(ptx_ladder::Error::new(format!("exercise {number} {what}; {help}")))
 }
 
 /// The title, concept, lab, task, file and the hints asked for.
