@@ -343,9 +343,12 @@ fn lanes_may_meet_at_a_shuffle_from_different_lines() {
     // call sites. The emulator names the sites but still releases the warp.
     let report = unsafe {
         launch_checked(shape(1, 32, 0), &Checks::new("split shuffle"), || {
-            let lane = gpu::lane_id() as f32;
-            let other = if gpu::lane_id() % 2 == 0 { gpu::shuffle_xor(lane, 1) } else { gpu::shuffle_xor(lane, 1) };
-            assert_eq!(other as u32, gpu::lane_id() ^ 1);
+            // Even lanes send their number from one line, odd lanes 100 more from another.
+            let lane = gpu::lane_id();
+            let even = lane.is_multiple_of(2);
+            let other = if even { gpu::shuffle_xor(lane as f32, 1) } else { gpu::shuffle_xor(lane as f32 + 100.0, 1) };
+            let expected = if even { (lane ^ 1) as f32 + 100.0 } else { (lane ^ 1) as f32 };
+            assert_eq!(other, expected);
         })
     }
     .unwrap();
