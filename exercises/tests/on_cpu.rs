@@ -89,3 +89,15 @@ fn pictures_show_the_buffers_and_the_accesses_past_the_end() {
     let unguarded = ptx_ladder::exercises::picture::draw("exercise 1", e.wrong[0].kernel, &case).unwrap();
     assert!(unguarded.contains("stroke=\"#d62728\""), "the accesses past the end are outlined");
 }
+
+#[test]
+fn every_exercise_compiles_to_ptx() {
+    // The same nvptx64 pipeline as the project's modules, into its own
+    // target folder: what a GPU machine would load.
+    let ptx = ptx_ladder::exercises::gpu::fresh_ptx().expect("compiling the exercises to PTX");
+    for e in catalogue() {
+        for entry in [e.entry, e.reference_entry] {
+            assert!(ptx.contains(&format!(".entry {entry}(")), "exercise {}: no entry {entry} in the PTX", e.number);
+        }
+    }
+}
