@@ -9,6 +9,7 @@
 pub mod device;
 pub mod emulator;
 pub mod error;
+pub mod exercises;
 pub mod inputs;
 pub mod labs;
 pub mod launch_math;

@@ -335,3 +335,50 @@ fn sizes_without_a_partial_block_are_refused() {
         assert!(validate(bad).is_err(), "{bad}");
     }
 }
+
+#[test]
+fn lanes_may_meet_at_a_shuffle_from_different_lines() {
+    // Legal since Volta: a warp's lanes take part in one exchange from two
+    // call sites. The emulator names the sites but still releases the warp.
+    let report = unsafe {
+        launch_checked(shape(1, 32, 0), &Checks::new("split shuffle"), || {
+            // Even lanes send their number from one line, odd lanes 100 more from another.
+            let lane = gpu::lane_id();
+            let even = lane.is_multiple_of(2);
+            let other = if even { gpu::shuffle_xor(lane as f32, 1) } else { gpu::shuffle_xor(lane as f32 + 100.0, 1) };
+            let expected = if even { (lane ^ 1) as f32 + 100.0 } else { (lane ^ 1) as f32 };
+            assert_eq!(other, expected);
+        })
+    }
+    .unwrap();
+    assert!(report.is_clean(), "{report}");
+}
+
+#[test]
+fn the_access_log_numbers_each_thread_s_accesses_and_names_their_lines() {
+    use ptx_ladder::emulator::{AccessKind, launch_logged};
+    let src = AlignedBuffer::from_slice(&[1.0, 2.0, 3.0, 4.0]);
+    let s = src.as_ptr() as usize;
+    let checks = Checks::new("log").buffer("src", src.as_ptr(), 4);
+    let (report, log) = unsafe {
+        launch_logged(shape(2, 2, 8), &checks, || {
+            let tile = gpu::dynamic_shared::<f32>();
+            let t = gpu::thread_idx().x as usize;
+            gpu::store(tile.add(t), gpu::load((s as *const f32).add(gpu::global_x() as usize)));
+        })
+    }
+    .unwrap();
+    assert!(report.is_clean(), "{report}");
+    // Two blocks of two threads, each a global read (first) then a shared write.
+    assert_eq!(log.len(), 8);
+    for entry in &log {
+        let first = entry.seq == 0;
+        assert_eq!((entry.shared, entry.kind == AccessKind::Read), (!first, first), "{entry:?}");
+        assert_eq!(entry.site.file(), file!(), "{entry:?}");
+        if entry.shared {
+            assert_eq!(entry.address, 4 * entry.thread as usize);
+        } else {
+            assert_eq!(entry.address, s + 4 * (2 * entry.block.x + entry.thread) as usize);
+        }
+    }
+}

@@ -33,6 +33,7 @@ vecadd)
     step "ptx-ladder vecadd --n 2^28"; $B/ptx-ladder vecadd --n 2^28
     step "ptx-ladder vecadd --n 1000 --block 96"; $B/ptx-ladder vecadd --n 1000 --block 96 ;;
 tests)
+    export PTX_LADDER_EXERCISES_PTX=$PWD/$B/exercises.ptx
     for t in $B/gpu_*; do
         step "$t --include-ignored"; "$t" --include-ignored --test-threads 1 2>&1 | grep -vE "^$|^running"
     done ;;

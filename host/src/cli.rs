@@ -70,6 +70,8 @@ pub enum Command {
     Pitfalls(PitfallsArgs),
     /// All labs in teaching order, with short explanations
     Tour,
+    /// Kernels to write yourself, checked on the CPU emulator: the list, or exercise N's task and check
+    Exercise(ExerciseArgs),
 }
 
 /// The command line with the exit codes at the foot of every command's
@@ -141,6 +143,28 @@ pub struct PitfallsArgs {
     /// last block is only partly inside the data)
     #[arg(long, value_name = "N", default_value = "300", value_parser = pitfalls_size)]
     pub n: u32,
+}
+
+#[derive(Args, Debug)]
+#[command(after_help = "Edit the exercise's file, then run the same command again: the check rebuilds only the exercises \
+                        and the command line (README: Exercises).")]
+pub struct ExerciseArgs {
+    /// Which exercise (1 to 14); without it, the list with each one's status
+    #[arg(value_name = "N", value_parser = number::<u32>(1, 1000))]
+    pub number: Option<u32>,
+    /// Also print a hint; repeat for more (-h is help, so there is no short form)
+    #[arg(long, action = clap::ArgAction::Count, requires = "number")]
+    pub hint: u8,
+    /// Print the reference solution instead of checking
+    #[arg(long, requires = "number", conflicts_with_all = ["hint", "svg"])]
+    pub solution: bool,
+    /// Also draw what each thread read and wrote in a small launch of your kernel to this SVG file
+    #[arg(long, value_name = "PATH", requires = "number")]
+    pub svg: Option<PathBuf>,
+    /// Only compile the exercises to PTX and write it to this file, for a GPU machine without a Rust
+    /// toolchain (set PTX_LADDER_EXERCISES_PTX to it there)
+    #[arg(long, value_name = "PATH", conflicts_with = "number")]
+    pub ptx: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]

@@ -79,6 +79,7 @@ fn run(command: Command) -> Result<(), Failure> {
         Command::Occupancy(args) => commands::labs::occupancy_command(args),
         Command::Pitfalls(args) => commands::pitfalls::run(args),
         Command::Tour => commands::labs::tour_command(),
+        Command::Exercise(args) => commands::exercise::run(args),
     }
 }
 

@@ -40,8 +40,8 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-const COMMANDS: [&str; 11] =
-    ["info", "vecadd", "matmul", "warps", "coalesce", "banks", "divergence", "reduce", "memory", "occupancy", "tour"];
+const COMMANDS: [&str; 12] =
+    ["info", "vecadd", "matmul", "warps", "coalesce", "banks", "divergence", "reduce", "memory", "occupancy", "tour", "exercise"];
 
 #[test]
 fn every_help_form_works() {
@@ -280,6 +280,7 @@ fn the_tour_runs_every_part_that_needs_no_gpu() {
         "5. Divergence",
         "6. Reduction",
         "7. Occupancy",
+        "Your turn",
         "End of the tour",
     ] {
         assert!(text.contains(part), "tour lacks {part}");

@@ -42,6 +42,10 @@ enum Status {
 pub(super) struct Barrier {
     state: Mutex<State>,
     wake: Condvar,
+    /// All members must wait at the same source line (`sync_threads`); a
+    /// warp's lanes may meet at a shuffle from different lines (legal since
+    /// Volta), so for them the lines only name where each waits.
+    same_site: bool,
 }
 
 struct State {
@@ -54,7 +58,12 @@ struct State {
 impl Barrier {
     pub fn new(members: u32) -> Barrier {
         let state = State { status: vec![Status::Running; members as usize], running: members as usize, generation: 0, broken: false };
-        Barrier { state: Mutex::new(state), wake: Condvar::new() }
+        Barrier { state: Mutex::new(state), wake: Condvar::new(), same_site: true }
+    }
+
+    /// A warp's meeting point: lanes may arrive from different lines.
+    pub fn warp(members: u32) -> Barrier {
+        Barrier { same_site: false, ..Barrier::new(members) }
     }
 
     /// Every member running again, for the next block.
@@ -126,7 +135,8 @@ impl Barrier {
             }
         }
         self.wake.notify_all();
-        if waiting.len() == 1 && exited.is_empty() {
+        let together = if self.same_site { waiting.len() == 1 } else { !waiting.is_empty() };
+        if together && exited.is_empty() {
             s.status.fill(Status::Running);
             s.running = s.status.len();
             s.generation += 1;

@@ -4,6 +4,7 @@
 
 use kernels_gpu::launch::Dim3;
 use std::fmt;
+use std::panic::Location;
 
 /// Findings of one kind listed in full; more are only counted.
 const LISTED_PER_KIND: usize = 5;
@@ -56,6 +57,9 @@ pub struct Race {
     /// The thread whose access the emulator saw first, and the other.
     pub first: u32,
     pub second: u32,
+    /// The source lines of the two accesses (none for a `cp.async` copy).
+    pub first_at: Option<&'static Location<'static>>,
+    pub second_at: Option<&'static Location<'static>>,
 }
 
 /// A load or store through the device helpers outside every buffer the
@@ -203,11 +207,18 @@ impl fmt::Display for Race {
                 };
                 write!(
                     f,
-                    "thread {first} {did} it, then thread {second} {then} it, with no barrier between; on a GPU the order is not fixed"
+                    "thread {first} {did} it{}, then thread {second} {then} it{}, with no barrier between; on a GPU the order is not fixed",
+                    at(self.first_at),
+                    at(self.second_at)
                 )
             }
         }
     }
+}
+
+/// " (at src/file.rs:12:5)", or nothing when the line is not known.
+fn at(site: Option<&'static Location<'static>>) -> String {
+    site.map(|s| format!(" (at {s})")).unwrap_or_default()
 }
 
 impl fmt::Display for OutOfBounds {
@@ -271,7 +282,10 @@ mod tests {
     fn reports_list_a_few_of_each_kind_and_count_the_rest() {
         let mut report = Report::new("k");
         assert_eq!(report.to_string(), "k: no findings");
-        let race = |offset| Finding::Race(Race { block: Dim3::new(0, 0, 0), hazard: Hazard::ReadAfterWrite, offset, first: 1, second: 2 });
+        let race = |offset| {
+            let (block, hazard) = (Dim3::new(0, 0, 0), Hazard::ReadAfterWrite);
+            Finding::Race(Race { block, hazard, offset, first: 1, second: 2, first_at: None, second_at: None })
+        };
         for offset in 0..7 {
             report.add(race(4 * offset));
         }

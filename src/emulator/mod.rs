@@ -22,11 +22,12 @@ pub mod findings;
 mod race;
 
 pub use findings::{BarrierMismatch, Finding, Hazard, OutOfBounds, Race, Report};
+pub use kernels_gpu::gpu::emulated::AccessKind;
 
 use barrier::{Barrier, Broken, Mismatch};
 use bounds::Buffer;
 use kernels_gpu::bf16::Bf16Kernel;
-use kernels_gpu::gpu::emulated::{self, Access, AccessKind, BlockHooks, CopyEvent, ThreadContext};
+use kernels_gpu::gpu::emulated::{self, Access, BlockHooks, CopyEvent, ThreadContext};
 use kernels_gpu::launch::{Dim3, LaunchShape};
 use kernels_gpu::sgemm::GemmKernel;
 use std::collections::VecDeque;
@@ -79,6 +80,30 @@ struct Block {
     /// committed groups, oldest first ((offset, bytes) in shared memory).
     copies: Vec<Mutex<Copies>>,
     report: Mutex<Report>,
+    /// Every access, when the launch asked for the log ([`launch_logged`]).
+    log: Option<Mutex<Vec<Logged>>>,
+    /// Accesses each thread made so far in the running block.
+    counts: Vec<AtomicU32>,
+}
+
+/// One access through the device helpers, as [`launch_logged`] records it:
+/// what pictures of a launch and the memory-pattern checks read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Logged {
+    pub block: Dim3,
+    /// The thread's rank in its block.
+    pub thread: u32,
+    /// This thread's how-manieth access in this block (0 first): the
+    /// accesses of a warp's lanes with the same number are taken as one
+    /// instruction (the lanes run the same code).
+    pub seq: u32,
+    /// In the block's shared memory (`address` is then a byte offset into
+    /// it), or global.
+    pub shared: bool,
+    pub kind: AccessKind,
+    pub address: usize,
+    pub bytes: u32,
+    pub site: &'static Location<'static>,
 }
 
 #[derive(Default)]
@@ -129,15 +154,20 @@ unsafe fn hook_barrier(block: *const (), site: &'static Location<'static>) {
     }
 }
 
-unsafe fn hook_exchange(block: *const (), warp: u32, lane: u32, values: [u32; 8]) -> emulated::WarpValues {
+unsafe fn hook_exchange(
+    block: *const (),
+    warp: u32,
+    lane: u32,
+    values: [u32; 8],
+    site: &'static Location<'static>,
+) -> emulated::WarpValues {
     let block = unsafe { &*(block as *const Block) };
     let (slots, barrier) = (&block.exchange_slots[warp as usize], &block.warp_barriers[warp as usize]);
     for (slot, value) in slots[lane as usize].iter().zip(values) {
         slot.store(value, Ordering::SeqCst);
     }
-    // Lanes may exchange from different call sites (allowed since Volta),
-    // so one site stands for all.
-    let site = Location::caller();
+    // Lanes may exchange from different call sites (allowed since Volta):
+    // the barrier holds them all, whatever site each names.
     if let Err(broken) = barrier.wait(lane, site, &block.failed, || ()) {
         block.stop(broken, Some(warp));
     }
@@ -151,11 +181,28 @@ unsafe fn hook_exchange(block: *const (), warp: u32, lane: u32, values: [u32; 8]
 unsafe fn hook_access(block: *const (), rank: u32, address: usize, access: Access) -> bool {
     let block = unsafe { &*(block as *const Block) };
     let bytes = access.bytes as usize;
-    if block.shared.contains(&address) && address + bytes <= block.shared.end {
+    let shared = block.shared.contains(&address) && address + bytes <= block.shared.end;
+    if let Some(log) = &block.log {
+        let seq = block.counts[rank as usize].fetch_add(1, Ordering::Relaxed);
+        let address = if shared { address - block.shared.start } else { address };
+        let entry = Logged {
+            block: block.coordinates(),
+            thread: rank,
+            seq,
+            shared,
+            kind: access.kind,
+            address,
+            bytes: access.bytes,
+            site: access.site,
+        };
+        log.lock().unwrap().push(entry);
+    }
+    if shared {
         let interval = block.interval.load(Ordering::SeqCst);
         let found = block.shadow.record(interval, rank, address - block.shared.start, access);
         if let Some(f) = found {
-            let race = Race { block: block.coordinates(), hazard: f.hazard, offset: f.offset, first: f.first, second: f.second };
+            let (hazard, offset, first, second) = (f.hazard, f.offset, f.first, f.second);
+            let race = Race { block: block.coordinates(), hazard, offset, first, second, first_at: f.first_at, second_at: f.second_at };
             block.add(Finding::Race(race));
         }
         return true;
@@ -222,6 +269,19 @@ pub unsafe fn launch(shape: LaunchShape, kernel: impl Fn()) -> Result<(), String
 /// `kernel` must be safe to run concurrently from many threads the way the
 /// GPU would run it (the pointers it captures must be valid for the launch).
 pub unsafe fn launch_checked(shape: LaunchShape, checks: &Checks, kernel: impl Fn()) -> Result<Report, String> {
+    unsafe { run(shape, checks, kernel, false) }.map(|(report, _)| report)
+}
+
+/// [`launch_checked`], also returning every access the kernel made through
+/// the device helpers, in the order the emulator saw them.
+///
+/// # Safety
+/// As for [`launch_checked`].
+pub unsafe fn launch_logged(shape: LaunchShape, checks: &Checks, kernel: impl Fn()) -> Result<(Report, Vec<Logged>), String> {
+    unsafe { run(shape, checks, kernel, true) }
+}
+
+unsafe fn run(shape: LaunchShape, checks: &Checks, kernel: impl Fn(), log: bool) -> Result<(Report, Vec<Logged>), String> {
     let threads = shape.block.volume() as u32;
     if threads == 0 || threads > 1024 || shape.grid.volume() == 0 {
         return Err(format!("invalid launch: grid {:?}, block {:?}", shape.grid, shape.block));
@@ -231,7 +291,7 @@ pub unsafe fn launch_checked(shape: LaunchShape, checks: &Checks, kernel: impl F
     let shared_start = shared.as_mut_ptr() as usize;
     let block = Block {
         block_barrier: Barrier::new(threads),
-        warp_barriers: (0..warps).map(|w| Barrier::new((threads - 32 * w).min(32))).collect(),
+        warp_barriers: (0..warps).map(|w| Barrier::warp((threads - 32 * w).min(32))).collect(),
         exchange_slots: (0..warps).map(|_| std::array::from_fn(|_| std::array::from_fn(|_| AtomicU32::new(0)))).collect(),
         failed: AtomicBool::new(false),
         current: AtomicU64::new(0),
@@ -246,6 +306,8 @@ pub unsafe fn launch_checked(shape: LaunchShape, checks: &Checks, kernel: impl F
             .collect(),
         copies: (0..threads).map(|_| Mutex::default()).collect(),
         report: Mutex::new(Report::new(&checks.kernel)),
+        log: log.then(|| Mutex::new(Vec::new())),
+        counts: (0..threads).map(|_| AtomicU32::new(0)).collect(),
     };
     let between_blocks = Barrier::new(threads);
     let shared_ptr = AssertSync(shared.as_mut_ptr() as *mut u8);
@@ -287,6 +349,9 @@ pub unsafe fn launch_checked(shape: LaunchShape, checks: &Checks, kernel: impl F
                                     block.shadow.clear_copies();
                                     for copies in &block.copies {
                                         *copies.lock().unwrap() = Copies::default();
+                                    }
+                                    for count in &block.counts {
+                                        count.store(0, Ordering::Relaxed);
                                     }
                                     let words = shape.shared_bytes as usize / 4;
                                     let shared = shared_ptr.0 as *mut u32;
@@ -336,12 +401,13 @@ pub unsafe fn launch_checked(shape: LaunchShape, checks: &Checks, kernel: impl F
         first_error
     });
     let report = block.report.into_inner().unwrap();
+    let log = block.log.map(|log| log.into_inner().unwrap()).unwrap_or_default();
     match result {
         Some(message) => Err(message),
         None if block.failed.load(Ordering::SeqCst) && report.barrier_mismatches().next().is_none() => {
             Err("the launch stopped without a reason".into())
         }
-        None => Ok(report),
+        None => Ok((report, log)),
     }
 }
 

@@ -20,6 +20,7 @@
 
 use super::findings::Hazard;
 use kernels_gpu::gpu::emulated::{Access, AccessKind};
+use std::panic::Location;
 use std::sync::Mutex;
 
 const NOBODY: u32 = u32::MAX;
@@ -33,6 +34,9 @@ struct Word {
     /// Up to two different readers: enough to find a reader other than
     /// any given writer.
     readers: [u32; 2],
+    /// Where the writer and the readers made their accesses.
+    writer_site: Site,
+    reader_sites: [Site; 2],
     /// A hazard on this word was already reported in this interval.
     reported: bool,
     /// The thread whose `cp.async` copy to this word has not landed yet
@@ -40,7 +44,18 @@ struct Word {
     in_flight: u32,
 }
 
-const FRESH: Word = Word { interval: 0, writer: NOBODY, value: 0, readers: [NOBODY; 2], reported: false, in_flight: NOBODY };
+type Site = Option<&'static Location<'static>>;
+
+const FRESH: Word = Word {
+    interval: 0,
+    writer: NOBODY,
+    value: 0,
+    readers: [NOBODY; 2],
+    writer_site: None,
+    reader_sites: [None; 2],
+    reported: false,
+    in_flight: NOBODY,
+};
 
 /// One shadow word per 32-bit word of the block's shared memory, locked
 /// in 16-byte chunks: threads touching different chunks never wait for each
@@ -55,6 +70,10 @@ pub(super) struct Found {
     pub offset: u32,
     pub first: u32,
     pub second: u32,
+    /// Where the first and the second access were made (none for a copy
+    /// in flight: the copy has no line of its own).
+    pub first_at: Site,
+    pub second_at: Site,
 }
 
 impl Shadow {
@@ -132,34 +151,33 @@ fn update(word: &mut Word, interval: u64, thread: u32, access: Access, i: usize)
     let hazard = match access.kind {
         AccessKind::Read => {
             if word.readers[0] == NOBODY {
-                word.readers[0] = thread;
+                (word.readers[0], word.reader_sites[0]) = (thread, Some(access.site));
             } else if word.readers[0] != thread && word.readers[1] == NOBODY {
-                word.readers[1] = thread;
+                (word.readers[1], word.reader_sites[1]) = (thread, Some(access.site));
             }
-            (word.writer != NOBODY && word.writer != thread).then_some((Hazard::ReadAfterWrite, word.writer))
+            (word.writer != NOBODY && word.writer != thread).then_some((Hazard::ReadAfterWrite, word.writer, word.writer_site))
         }
         _ => {
             let value = access.words[i];
-            let reader = word.readers.into_iter().find(|&r| r != NOBODY && r != thread);
-            let hazard = if let Some(reader) = reader {
-                Some((Hazard::WriteAfterRead, reader))
+            let reader = word.readers.into_iter().zip(word.reader_sites).find(|&(r, _)| r != NOBODY && r != thread);
+            let hazard = if let Some((reader, site)) = reader {
+                Some((Hazard::WriteAfterRead, reader, site))
             } else if word.writer != NOBODY && word.writer != thread && word.value != value {
-                Some((Hazard::WriteAfterWrite, word.writer))
+                Some((Hazard::WriteAfterWrite, word.writer, word.writer_site))
             } else {
                 None
             };
-            word.writer = thread;
-            word.value = value;
+            (word.writer, word.value, word.writer_site) = (thread, value, Some(access.site));
             hazard
         }
     };
-    let hazard = if unwaited { Some((Hazard::UnwaitedCopy, copying)) } else { hazard };
-    let (hazard, other) = hazard?;
+    let hazard = if unwaited { Some((Hazard::UnwaitedCopy, copying, None)) } else { hazard };
+    let (hazard, other, other_site) = hazard?;
     if word.reported {
         return None;
     }
     word.reported = true;
-    Some(Found { hazard, offset: 0, first: other, second: thread })
+    Some(Found { hazard, offset: 0, first: other, second: thread, first_at: other_site, second_at: Some(access.site) })
 }
 
 #[cfg(test)]
@@ -167,11 +185,11 @@ mod tests {
     use super::*;
 
     fn read() -> Access {
-        Access { kind: AccessKind::Read, bytes: 4, words: [0; 4] }
+        Access { kind: AccessKind::Read, bytes: 4, words: [0; 4], site: Location::caller() }
     }
 
     fn write(value: u32) -> Access {
-        Access { kind: AccessKind::Write, bytes: 4, words: [value, 0, 0, 0] }
+        Access { kind: AccessKind::Write, bytes: 4, words: [value, 0, 0, 0], site: Location::caller() }
     }
 
     #[test]
@@ -215,10 +233,10 @@ mod tests {
         assert!(shadow.record(1, 0, 0, write(1)).is_none());
         assert!(shadow.record(2, 1, 0, read()).is_none());
         assert!(shadow.record(3, 2, 0, write(5)).is_none());
-        let atomic = Access { kind: AccessKind::Atomic, bytes: 4, words: [0; 4] };
+        let atomic = Access { kind: AccessKind::Atomic, bytes: 4, words: [0; 4], site: Location::caller() };
         assert!(shadow.record(3, 3, 0, atomic).is_none());
         // A 16-byte access reports its first hazardous word.
-        let wide = Access { kind: AccessKind::Read, bytes: 16, words: [0; 4] };
+        let wide = Access { kind: AccessKind::Read, bytes: 16, words: [0; 4], site: Location::caller() };
         assert_eq!(shadow.record(3, 4, 0, wide).map(|f| f.offset), Some(0));
     }
 }

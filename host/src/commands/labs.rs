@@ -70,6 +70,7 @@ pub fn coalesce_command(args: CoalesceArgs) -> Result<(), Failure> {
 }
 
 pub fn coalesce_lab(gpu: Option<&Gpu>, o: &CoalesceArgs, files: &mut Files) -> Result<(), Failure> {
+    super::exercise::your_turn(&[2, 3, 8], "index orders that coalesce")?;
     outln!("model: a warp's request is served in 32-byte sectors; 32 lanes reading 4-byte floats")?;
     let strides = &o.strides.0;
     for &stride in strides {
@@ -133,6 +134,7 @@ pub fn banks_command(args: BanksArgs) -> Result<(), Failure> {
 }
 
 pub fn banks_lab(gpu: Option<&Gpu>, o: &BanksArgs, files: &mut Files) -> Result<(), Failure> {
+    super::exercise::your_turn(&[9], "a transpose free of bank conflicts")?;
     outln!("model: shared memory has 32 banks of 4 bytes; a warp's loads of different words in one bank take turns")?;
     for pattern in [banks_model::Pattern::Column, banks_model::Pattern::PaddedColumn] {
         outln!("  {}: {}\n{}", pattern.name(), pattern.explain(), banks_model::render(&pattern.addresses()))?;
@@ -194,6 +196,7 @@ pub fn reduce_command(args: ReduceArgs) -> Result<(), Failure> {
 }
 
 pub fn reduce_lab(gpu: Option<&Gpu>, o: &ReduceArgs, files: &mut Files) -> Result<(), Failure> {
+    super::exercise::your_turn(&[5, 6, 7, 10, 11], "trees, shuffles, scans and atomics")?;
     outln!(
         "model: four ways for threads to cooperate on one sum of {} ({:.3} GB read once):",
         plural(o.n, "float"),
@@ -387,6 +390,10 @@ pub fn tour_command() -> Result<(), Failure> {
         "A barrier some threads never reach, two threads racing on shared memory, a thread past the end of an\narray, a block waiting for another: the GPU answers with a hang or a wrong number, never an error.\nThe CPU emulator's checkers name each one (no GPU needed).",
     )?;
     super::pitfalls::lab(&ptx_ladder::labs::pitfalls::Options::default())?;
+    say(
+        "Your turn",
+        "`ptx-ladder exercise` lists 14 kernels to write yourself, from the first index to a register-blocked\nmatmul, each checked on the CPU emulator by the checkers above (no GPU needed).",
+    )?;
     say("End of the tour", "`ptx-ladder matmul` puts all of it together: the SGEMM ladder, rung by rung, against cuBLAS.")?;
     files.finish()?;
     needs_gpu(&gpu)

@@ -29,6 +29,7 @@ pub fn memory_command(args: MemoryArgs) -> Result<(), Failure> {
 
 /// The lab: on a GPU, the measurements; without one, the H200's model.
 pub fn memory_lab(gpu: Option<&Gpu>, args: &MemoryArgs, files: &mut Files) -> Result<(), Failure> {
+    super::exercise::your_turn(&[12], "a halo staged once in shared memory")?;
     let Some(gpu) = gpu else {
         // The model needs no GPU; the H200 is the machine the numbers in the
         // README come from.

@@ -1,5 +1,6 @@
 //! One module per command.
 
+pub mod exercise;
 pub mod info;
 pub mod labs;
 pub mod matmul;

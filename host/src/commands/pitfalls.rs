@@ -14,6 +14,7 @@ pub fn run(args: PitfallsArgs) -> Result<(), Failure> {
 /// Prints every case; fails unless each broken example was caught and each
 /// fix was clean.
 pub fn lab(options: &Options) -> Result<(), Failure> {
+    super::exercise::your_turn(&[4, 5, 7], "barriers in the right places")?;
     let cases = pitfalls::run(options)?;
     for case in &cases {
         outln!("{case}")?;

@@ -15,6 +15,7 @@ pub fn run(args: VecaddArgs) -> Result<(), Failure> {
     for variant in Variant::ALL {
         outln!("{}: {}", variant.kernel(), vecadd::plan(variant, n, block)?.explain())?;
     }
+    super::exercise::your_turn(&[1], "the guard that rounding the grid up needs")?;
     let gpu = open_gpu()?.map_err(|e| no_gpu(&e))?;
     outln!("device: {}", gpu.info.name)?;
     let report = tracked(|progress| vecadd::run(&gpu, n, block, reps, progress))?;

@@ -23,8 +23,8 @@ pub struct BlockHooks {
     pub barrier: unsafe fn(block: *const (), site: &'static Location<'static>),
     /// Publishes `values` for this lane, waits for the whole warp, and
     /// returns every lane's values: warp shuffles read one of them, the
-    /// tensor-core emulation all.
-    pub exchange: unsafe fn(block: *const (), warp: u32, lane: u32, values: [u32; 8]) -> WarpValues,
+    /// tensor-core emulation all. `site` is the kernel's source line.
+    pub exchange: unsafe fn(block: *const (), warp: u32, lane: u32, values: [u32; 8], site: &'static Location<'static>) -> WarpValues,
     /// Announces a memory access by thread `rank` of the block before it
     /// happens; the emulator's checkers record it. Returns false when the
     /// access must not happen (it lies outside every buffer of the launch).
@@ -65,6 +65,9 @@ pub struct Access {
     pub bytes: u32,
     /// The words a write stores (the first `bytes / 4` are meaningful).
     pub words: [u32; 4],
+    /// The kernel's source line that made the access (the device helpers
+    /// pass their caller's location through), for the checkers' reports.
+    pub site: &'static Location<'static>,
 }
 /// Everything a simulated thread can ask about itself.
 #[derive(Clone, Copy)]
@@ -112,7 +115,9 @@ pub(crate) fn copy_event(event: CopyEvent) {
 }
 
 /// Tells the emulator about an access of `size_of::<T>()` bytes at `ptr`
-/// (`value` for a store); false means "skip it".
+/// (`value` for a store), made at the caller's caller's source line;
+/// false means "skip it".
+#[track_caller]
 pub(crate) fn announce<T: Copy>(ptr: *const T, kind: AccessKind, value: Option<T>) -> bool {
     let bytes = core::mem::size_of::<T>();
     assert!(bytes == 2 || (bytes % 4 == 0 && bytes <= 16), "checked accesses move 2 bytes, or 4 to 16 bytes of whole words");
@@ -124,15 +129,17 @@ pub(crate) fn announce<T: Copy>(ptr: *const T, kind: AccessKind, value: Option<T
     let context = current();
     let hooks = context.hooks;
     let rank = super::thread_rank();
-    unsafe { (hooks.access)(hooks.block, rank, ptr as usize, Access { kind, bytes: bytes as u32, words }) }
+    unsafe { (hooks.access)(hooks.block, rank, ptr as usize, Access { kind, bytes: bytes as u32, words, site: Location::caller() }) }
 }
 
+#[track_caller]
 pub(crate) fn shuffle(value: u32, source_lane: u32) -> u32 {
     warp_exchange([value, 0, 0, 0, 0, 0, 0, 0])[(source_lane % super::WARP_SIZE) as usize][0]
 }
 
+#[track_caller]
 pub(crate) fn warp_exchange(values: [u32; 8]) -> WarpValues {
     let hooks = current().hooks;
     let rank = super::thread_rank();
-    unsafe { (hooks.exchange)(hooks.block, rank / super::WARP_SIZE, rank % super::WARP_SIZE, values) }
+    unsafe { (hooks.exchange)(hooks.block, rank / super::WARP_SIZE, rank % super::WARP_SIZE, values, Location::caller()) }
 }

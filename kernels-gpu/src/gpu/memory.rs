@@ -26,6 +26,7 @@ fn check_aligned_16(address: usize) {
 /// # Safety
 /// `ptr..ptr+4` must be readable (global or shared memory).
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub unsafe fn load_f32x4(ptr: *const f32) -> [f32; 4] {
     check_aligned_16(ptr as usize);
     #[cfg(not(target_arch = "nvptx64"))]
@@ -41,6 +42,7 @@ pub unsafe fn load_f32x4(ptr: *const f32) -> [f32; 4] {
 /// # Safety
 /// `ptr..ptr+4` must be writable (global or shared memory).
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub unsafe fn store_f32x4(ptr: *mut f32, values: [f32; 4]) {
     check_aligned_16(ptr as usize);
     #[cfg(not(target_arch = "nvptx64"))]
@@ -57,6 +59,7 @@ pub unsafe fn store_f32x4(ptr: *mut f32, values: [f32; 4]) {
 /// # Safety
 /// `ptr` must point to a float in global or shared memory.
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub unsafe fn atomic_add_f32(ptr: *mut f32, value: f32) {
     #[cfg(target_arch = "nvptx64")]
     unsafe {
@@ -77,6 +80,26 @@ pub unsafe fn atomic_add_f32(ptr: *mut f32, value: f32) {
     }
 }
 
+/// `*ptr += value` on a 32-bit unsigned integer, atomically with respect to
+/// every other thread on the device (`red.add.u32`): counters and
+/// histograms.
+///
+/// # Safety
+/// `ptr` must point to a `u32` in global or shared memory.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub unsafe fn atomic_add_u32(ptr: *mut u32, value: u32) {
+    #[cfg(target_arch = "nvptx64")]
+    unsafe {
+        core::arch::asm!("red.add.u32 [{p}], {v};", p = in(reg64) ptr, v = in(reg32) value);
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    if announce(ptr, AccessKind::Atomic, None) {
+        use core::sync::atomic::{AtomicU32, Ordering};
+        unsafe { AtomicU32::from_ptr(ptr) }.fetch_add(value, Ordering::Relaxed);
+    }
+}
+
 /// Starts copying 16 bytes from global memory to shared memory without
 /// passing through registers. Only the first `valid_bytes` (0, 4, 8, 12 or
 /// 16) are read; the rest of the 16 destination bytes are filled with zeros,
@@ -88,6 +111,7 @@ pub unsafe fn atomic_add_f32(ptr: *mut f32, value: f32) {
 /// `dst` must be in shared memory, `src..src+valid_bytes` readable global
 /// memory.
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub unsafe fn cp_async_16(dst: *mut f32, src: *const f32, valid_bytes: u32) {
     check_aligned_16(dst as usize);
     check_aligned_16(src as usize);
@@ -116,6 +140,7 @@ pub unsafe fn cp_async_16(dst: *mut f32, src: *const f32, valid_bytes: u32) {
 /// `dst` must be in shared memory, `src..src+valid_bytes` readable global
 /// memory.
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub unsafe fn cp_async_4(dst: *mut f32, src: *const f32, valid_bytes: u32) {
     #[cfg(target_arch = "nvptx64")]
     unsafe {
@@ -139,6 +164,7 @@ pub unsafe fn cp_async_4(dst: *mut f32, src: *const f32, valid_bytes: u32) {
 /// stores the checkers see; the race checker treats the destination as in
 /// flight until a [`cp_async_wait`] retires the copy's group.
 #[cfg(not(target_arch = "nvptx64"))]
+#[track_caller]
 unsafe fn copy_zero_filled(dst: *mut f32, src: *const f32, valid: usize, total: usize) {
     for i in 0..total {
         unsafe { store(dst.add(i), if i < valid { load(src.add(i)) } else { 0.0 }) };
@@ -152,6 +178,7 @@ unsafe fn copy_zero_filled(dst: *mut f32, src: *const f32, valid: usize, total: 
 /// # Safety
 /// `ptr` must be readable (global or shared memory).
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub unsafe fn load<T: Copy>(ptr: *const T) -> T {
     #[cfg(not(target_arch = "nvptx64"))]
     if !announce(ptr, AccessKind::Read, None) {
@@ -165,6 +192,7 @@ pub unsafe fn load<T: Copy>(ptr: *const T) -> T {
 /// # Safety
 /// `ptr` must be writable (global or shared memory).
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub unsafe fn store<T: Copy>(ptr: *mut T, value: T) {
     #[cfg(not(target_arch = "nvptx64"))]
     if !announce(ptr, AccessKind::Write, Some(value)) {
@@ -179,6 +207,7 @@ pub unsafe fn store<T: Copy>(ptr: *mut T, value: T) {
 /// # Safety
 /// `ptr` must be readable (global or shared memory).
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub unsafe fn load_volatile<T: Copy>(ptr: *const T) -> T {
     #[cfg(not(target_arch = "nvptx64"))]
     if !announce(ptr, AccessKind::Read, None) {

@@ -13,6 +13,7 @@ const FULL_MASK: u32 = 0xffff_ffff;
 /// Returns the value held by lane `lane_id() ^ lane_mask` (butterfly).
 /// Every lane of the warp must call it together.
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub fn shuffle_xor(value: f32, lane_mask: u32) -> f32 {
     #[cfg(target_arch = "nvptx64")]
     unsafe {
@@ -29,6 +30,7 @@ pub fn shuffle_xor(value: f32, lane_mask: u32) -> f32 {
 /// Sum of `value` over the 32 lanes of the warp, returned to every lane:
 /// five butterfly steps, no shared memory, no barrier.
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub fn warp_sum(value: f32) -> f32 {
     let mut sum = value;
     let mut offset = crate::gpu::WARP_SIZE / 2;
