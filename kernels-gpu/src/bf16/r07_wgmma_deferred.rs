@@ -120,25 +120,36 @@ mod device {
     }
 
     impl WarpStores {
-        /// Chunk `c` of `half`, one half of a tile whose first element (this
-        /// warp's first row) goes to `at`, as the tile's chunk `first + c`.
-        /// `c` is a constant once the callers' loops are unrolled, so `half`
+        /// Chunk `C` of `half`, one half of a tile whose first element (this
+        /// warp's first row) goes to `at`, as the tile's chunk `first + C`.
+        /// `C` is a constant, so every index into `half` is one and `half`
         /// stays in registers.
         #[inline(always)]
-        unsafe fn store(self, half: &[f32], c: usize, (row, col): (u32, u32), first: u32) {
-            let values = half[CHUNK_VALUES * c..CHUNK_VALUES * (c + 1)].try_into().unwrap();
-            let chunk = first + c as u32;
-            unsafe { store_chunk(values, self.slots, c as u32 % SLOTS, self.map, (row, col + CHUNK_COLS * chunk)) };
+        unsafe fn store<const C: usize>(self, half: &[f32], (row, col): (u32, u32), first: u32) {
+            let values = half[CHUNK_VALUES * C..CHUNK_VALUES * (C + 1)].try_into().unwrap();
+            let chunk = first + C as u32;
+            unsafe { store_chunk(values, self.slots, C as u32 % SLOTS, self.map, (row, col + CHUNK_COLS * chunk)) };
         }
 
         /// Every chunk of `half`, the tile's chunks `first..first + KEPT`.
+        /// Four calls rather than a loop: LLVM did not unroll that loop
+        /// (each chunk's stores are long), so `half` was indexed at run
+        /// time and went to local memory: 4.3 KB of spills, and the rung
+        /// ran at 23% of cuBLAS.
         #[inline(always)]
         unsafe fn store_half(self, half: &[f32], at: (u32, u32), first: u32) {
-            for c in 0..KEPT {
-                unsafe { self.store(half, c, at, first) };
+            unsafe {
+                self.store::<0>(half, at, first);
+                self.store::<1>(half, at, first);
+                self.store::<2>(half, at, first);
+                self.store::<3>(half, at, first);
             }
         }
     }
+
+    /// One call per kept chunk, in [`WarpStores::store_half`] and in the
+    /// first k-tiles of a tile.
+    const _: () = assert!(KEPT == 4);
 
     /// The consumer's ring position and its role in handing stages back.
     struct KTiles<'a> {
@@ -172,6 +183,36 @@ mod device {
         }
     }
 
+    /// A tile's first KEPT k-tiles, each hiding one chunk of the previous
+    /// tile's kept half behind its wgmmas.
+    struct FirstKTiles<'a> {
+        block: &'a ClusterBlock,
+        consumer: u32,
+        stores: WarpStores,
+        /// The previous tile's right half, and where its tile's first
+        /// element goes; None before the first tile.
+        kept: &'a [f32; KEPT * CHUNK_VALUES],
+        kept_at: Option<(u32, u32)>,
+    }
+
+    impl FirstKTiles<'_> {
+        /// K-tile `C`: issue its wgmmas, store chunk `C` of the kept half
+        /// while they run, then retire the previous k-tile.
+        #[inline(always)]
+        unsafe fn step<const C: usize>(&self, k_tiles: &mut KTiles, acc: &mut [f32; 2 * KEPT * CHUNK_VALUES]) {
+            let kt = C as u32;
+            if kt < self.block.k_tiles {
+                unsafe { issue_k_tile(k_tiles.ring, self.block.tiles, self.consumer, k_tiles.i, acc) };
+            }
+            if let Some(at) = self.kept_at {
+                unsafe { self.stores.store::<C>(self.kept, at, KEPT as u32) };
+            }
+            if kt < self.block.k_tiles {
+                k_tiles.retire_previous(kt == 0);
+            }
+        }
+    }
+
     #[inline(always)]
     pub unsafe fn body(m: u32, n: u32, k: u32, maps: *const TensorMap) {
         let t = gpu::thread_idx().x;
@@ -199,19 +240,12 @@ mod device {
             while pair < block.pairs() {
                 let (row0, col0) = block.origin(pair);
                 let mut acc = [0.0f32; 2 * KEPT * CHUNK_VALUES];
-                // The first KEPT k-tiles: issue the k-tile's wgmmas, store
-                // chunk `kt` of the kept half while they run, then retire the
-                // previous k-tile.
-                for kt in 0..KEPT as u32 {
-                    if kt < block.k_tiles {
-                        unsafe { issue_k_tile(k_tiles.ring, block.tiles, consumer, k_tiles.i, &mut acc) };
-                    }
-                    if let Some(at) = kept_at {
-                        unsafe { stores.store(&kept, kt as usize, at, KEPT as u32) };
-                    }
-                    if kt < block.k_tiles {
-                        k_tiles.retire_previous(kt == 0);
-                    }
+                let first_k_tiles = FirstKTiles { block: &block, consumer, stores, kept: &kept, kept_at };
+                unsafe {
+                    first_k_tiles.step::<0>(&mut k_tiles, &mut acc);
+                    first_k_tiles.step::<1>(&mut k_tiles, &mut acc);
+                    first_k_tiles.step::<2>(&mut k_tiles, &mut acc);
+                    first_k_tiles.step::<3>(&mut k_tiles, &mut acc);
                 }
                 for _ in KEPT as u32..block.k_tiles {
                     unsafe { issue_k_tile(k_tiles.ring, block.tiles, consumer, k_tiles.i, &mut acc) };

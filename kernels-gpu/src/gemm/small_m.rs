@@ -259,20 +259,24 @@ pub unsafe fn partial_product<E: Element, const ROWS: usize>(
             }
         }
         gpu::sync_threads();
-        if lane == 0 && col < n {
-            for rr in 0..REDUCE_ROWS {
-                let r = round * REDUCE_ROWS + rr;
-                if r < ROWS && (r as u32) < rows_of_a {
-                    let mut sum = [0.0f32; COLS];
-                    for c in 0..COLS {
-                        let slot = (rr * COLS + c) * THREADS as usize;
-                        for l in 0..lanes {
-                            sum[c] += unsafe { gpu::load(shared.add(slot + (l * groups + group) as usize)) };
-                        }
-                    }
-                    unsafe { store_row(slice, n, (row0 + r as u32, col), &sum, whole) };
+        // Every thread adds up some of the round's sums (one output each
+        // per 128), lane 0's partial first: neighbouring threads take
+        // neighbouring columns, so the stores coalesce.
+        let per_row = (groups * COLS as u32) as usize;
+        let mut out = thread as usize;
+        while out < REDUCE_ROWS * per_row {
+            let r = round * REDUCE_ROWS + out / per_row;
+            let (owner, c) = ((out % per_row) / COLS, out % COLS);
+            let column = (gpu::block_idx().x * groups) * COLS as u32 + (out % per_row) as u32;
+            if r < ROWS && (r as u32) < rows_of_a && column < n {
+                let slot = ((r % REDUCE_ROWS) * COLS + c) * THREADS as usize + owner;
+                let mut sum = 0.0f32;
+                for l in 0..lanes as usize {
+                    sum += unsafe { gpu::load(shared.add(slot + l * groups as usize)) };
                 }
+                unsafe { gpu::store(slice.add((row0 + r as u32) as usize * n as usize + column as usize), sum) };
             }
+            out += THREADS as usize;
         }
         gpu::sync_threads();
     }
