@@ -37,6 +37,16 @@ pub const TILED_BF16_EFFICIENCY: f64 = 0.67;
 /// the split).
 pub const TILED_TF32X3_EFFICIENCY: f64 = 0.112;
 
+/// How many times the tiled rung moves its inputs' bytes: once for BF16
+/// rung 7; five times for the 3xTF32 rung 12, which reads A and B, writes
+/// their big and small TF32 parts, and reads those in the GEMM.
+fn input_passes(dtype: Dtype) -> f64 {
+    match dtype {
+        Dtype::Bf16 => 1.0,
+        Dtype::F32 => 5.0,
+    }
+}
+
 /// Rows × columns of C per tile of the tiled rungs.
 pub const TILE: (u32, u32) = (128, 256);
 
@@ -146,7 +156,7 @@ pub fn tiled_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine) -> (f
     let per_sm = gpu.tensor_flops * efficiency / gpu.multiprocessors as f64;
     let tile_seconds = 2.0 * TILE.0 as f64 * TILE.1 as f64 * k as f64 / per_sm;
     let (mf, nf, kf) = (m as f64, n as f64, k as f64);
-    let bytes = input_bytes(dtype) * (mf * kf + kf * nf) + 4.0 * mf * nf;
+    let bytes = input_passes(dtype) * input_bytes(dtype) * (mf * kf + kf * nf) + 4.0 * mf * nf;
     (combined(bytes / gpu.dram_bytes, waves * tile_seconds) + LAUNCH_SECONDS, tiles)
 }
 
@@ -229,6 +239,8 @@ mod tests {
         assert_eq!(pick(Dtype::Bf16, (16, 6144, 4096)), Pick::Tiled);
         assert_eq!(pick(Dtype::F32, (128, 6144, 4096)), Pick::Tiled);
         assert!(matches!(pick(Dtype::F32, (16, 6144, 4096)), Pick::SmallM(p) if p.rows == 16));
+        // Rung 12 splits all 470 MB of gate_up's fp32 weights on every run.
+        assert!(matches!(pick(Dtype::F32, (16, 28672, 4096)), Pick::SmallM(_)));
     }
 
     #[test]
