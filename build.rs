@@ -70,7 +70,7 @@ fn main() {
     // wgmma and setmaxnreg exist only for sm_90a, and need PTX ISA 8.0.
     let hopper = Flavor { arch: "sm_90a", cfg: Some("ptx_ladder_hopper"), ptx_isa: Some("+ptx80"), dir: "ptx-builder-sm90a" };
     let ptx = build_module(&cargo, &root, &out_dir, &llvm_bin, &hopper);
-    let ptx = apply_launch_bounds(ptx, kernels_gpu::gemm::hopper::launch_bounds()).unwrap_or_else(|e| fail(&e));
+    let ptx = apply_launch_bounds(ptx, kernels_gpu::sm90a::launch_bounds()).unwrap_or_else(|e| fail(&e));
     std::fs::write(out_dir.join("kernels_sm90a.ptx"), ptx).unwrap_or_else(|e| fail(&format!("writing kernels_sm90a.ptx: {e}")));
 }
 

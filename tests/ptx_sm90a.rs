@@ -2,7 +2,7 @@
 //! Hopper kernels, for the architecture-specific target and a PTX ISA that
 //! has wgmma, and each rung's body has the instructions it is about.
 
-use kernels_gpu::gemm::hopper::{KERNEL_NAMES, KERNELS, launch_bounds};
+use kernels_gpu::sm90a::{KERNEL_NAMES, KERNELS, launch_bounds};
 use ptx_ladder::{PTX, PTX_SM90A};
 
 /// The text of one `.entry` of the sm_90a module, up to the next entry.

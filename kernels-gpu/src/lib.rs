@@ -49,6 +49,7 @@ pub mod gpu;
 pub mod labs;
 pub mod launch;
 pub mod sgemm;
+pub mod sm90a;
 pub mod vecadd;
 
 /// CUDA C++'s `__launch_bounds__(max_threads, min_blocks_per_sm)`: a promise

@@ -117,7 +117,7 @@ mod tests {
         names.sort();
         names.dedup();
         assert_eq!(names.len(), all.rungs.len());
-        let hopper = kernels_gpu::gemm::hopper::KERNELS.iter().filter(|h| !matches!(h.entry, kernels_gpu::gemm::hopper::Entry::Tf32x3(_)));
+        let hopper = kernels_gpu::sm90a::KERNELS.iter().filter(|h| !matches!(h.entry, kernels_gpu::gemm::hopper::Entry::Tf32x3(_)));
         for name in k::KERNELS.iter().map(|k| k.name()).chain(hopper.map(|h| h.name())) {
             assert!(names.contains(&name), "{name} is not on the ladder");
         }

@@ -24,5 +24,5 @@ pub mod r07_wgmma_deferred;
 pub mod r08_small_m;
 
 /// Every BF16 kernel in the portable PTX module (rung 1); rungs 2-7 are in
-/// the sm_90a module, listed in [`crate::gemm::hopper::KERNELS`].
+/// the sm_90a module, listed in [`crate::sm90a::KERNELS`].
 pub const KERNELS: &[Bf16Kernel] = &[r01_mma_sync::KERNEL];

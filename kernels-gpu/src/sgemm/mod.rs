@@ -28,7 +28,7 @@ pub mod r12_tf32x3_wgmma;
 pub mod r13_small_m;
 
 /// Every SGEMM kernel in the portable PTX module: rungs 1-11 and rung 8's
-/// candidates (rung 12 is in the sm_90a module, [`crate::gemm::hopper::KERNELS`]).
+/// candidates (rung 12 is in the sm_90a module, [`crate::sm90a::KERNELS`]).
 pub const KERNELS: &[GemmKernel] = &{
     const RUNGS: [GemmKernel; 11] = [
         r01_naive::KERNEL,

@@ -28,10 +28,8 @@ pub mod tile_loop;
 pub mod tma_store;
 
 use crate::LaunchBounds;
-use crate::bf16::{r02_wgmma_tma, r03_wgmma_specialized, r04_wgmma_persistent, r05_wgmma_tma_store, r06_wgmma_cluster, r07_wgmma_deferred};
 use crate::gemm::tiling::Tiling;
 use crate::launch::{Dim3, Kernel, LaunchShape};
-use crate::sgemm::r12_tf32x3_wgmma as tf32x3;
 
 /// The shape of one Hopper GEMM kernel: the ladder's [`Tiling`] (block
 /// tile `tile_m`×`tile_n`, `tile_k`-deep stages, `stages` of them in
@@ -116,7 +114,7 @@ pub type Bf16StoreParams = (u32, u32, u32, *const u64);
 /// Parameters of the 3xTF32 GEMM: `(m, n, k, alpha, maps, beta, c)`,
 /// `C = alpha·A·B + beta·C` as the SGEMM ladder's. `maps` points to the
 /// tensor maps of A big, A small, Bᵀ big and Bᵀ small, the padded split
-/// that [`sgemm_tf32x3_split_rows`](tf32x3::SGEMM_TF32X3_SPLIT_ROWS) and [`sgemm_tf32x3_split_transposed`](tf32x3::SGEMM_TF32X3_SPLIT_TRANSPOSED)
+/// that [`sgemm_tf32x3_split_rows`](crate::sgemm::r12_tf32x3_wgmma::SGEMM_TF32X3_SPLIT_ROWS) and [`sgemm_tf32x3_split_transposed`](crate::sgemm::r12_tf32x3_wgmma::SGEMM_TF32X3_SPLIT_TRANSPOSED)
 /// make first.
 pub type Tf32x3Params = (u32, u32, u32, f32, *const u64, f32, *mut f32);
 
@@ -161,22 +159,6 @@ impl HopperKernel {
     pub const fn launch(&self, m: u32, n: u32, multiprocessors: u32) -> LaunchShape {
         self.tiling.launch(m, n, multiprocessors)
     }
-}
-
-/// Every GEMM kernel of the sm_90a module.
-pub const KERNELS: &[HopperKernel] = &[
-    r02_wgmma_tma::PIPELINED,
-    r03_wgmma_specialized::SPECIALIZED,
-    r04_wgmma_persistent::PERSISTENT,
-    r05_wgmma_tma_store::TMA_STORE,
-    r06_wgmma_cluster::CLUSTERED,
-    r07_wgmma_deferred::DEFERRED,
-    tf32x3::KERNEL,
-];
-
-/// Launch bounds of the sm_90a module's kernels, for the builder.
-pub fn launch_bounds() -> impl Iterator<Item = LaunchBounds> {
-    KERNELS.iter().filter_map(|k| k.bounds())
 }
 
 /// Where tile number `tile` of a `grid` of (rows, columns) tiles starts,
@@ -256,22 +238,4 @@ pub(crate) unsafe fn store_accumulators<const N: usize>(
             }
         }
     }
-}
-
-/// Entry points of the sm_90a module: the GEMMs and the 3xTF32 splits.
-pub const KERNEL_NAMES: &[&str] = &[
-    r02_wgmma_tma::PIPELINED.name(),
-    r03_wgmma_specialized::SPECIALIZED.name(),
-    r04_wgmma_persistent::PERSISTENT.name(),
-    r05_wgmma_tma_store::TMA_STORE.name(),
-    r06_wgmma_cluster::CLUSTERED.name(),
-    r07_wgmma_deferred::DEFERRED.name(),
-    tf32x3::KERNEL.name(),
-    tf32x3::SGEMM_TF32X3_SPLIT_ROWS.name(),
-    tf32x3::SGEMM_TF32X3_SPLIT_TRANSPOSED.name(),
-];
-
-/// Whether `name` is a kernel of the sm_90a module.
-pub fn is_hopper_kernel(name: &str) -> bool {
-    KERNEL_NAMES.contains(&name)
 }

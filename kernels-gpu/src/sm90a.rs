@@ -1,0 +1,39 @@
+//! The entries of the second PTX module, built for `sm_90a` (wgmma, TMA,
+//! setmaxnreg): which kernels it holds and their launch bounds. The rungs
+//! live in their ladders' folders ([`crate::bf16`] rungs 2-7,
+//! [`crate::sgemm`] rung 12); this list sits above both, so neither the
+//! ladders nor their building blocks import it.
+
+use crate::LaunchBounds;
+use crate::bf16::{r02_wgmma_tma, r03_wgmma_specialized, r04_wgmma_persistent, r05_wgmma_tma_store, r06_wgmma_cluster, r07_wgmma_deferred};
+use crate::gemm::hopper::HopperKernel;
+use crate::sgemm::r12_tf32x3_wgmma as tf32x3;
+
+/// Every GEMM kernel of the sm_90a module.
+pub const KERNELS: &[HopperKernel] = &[
+    r02_wgmma_tma::PIPELINED,
+    r03_wgmma_specialized::SPECIALIZED,
+    r04_wgmma_persistent::PERSISTENT,
+    r05_wgmma_tma_store::TMA_STORE,
+    r06_wgmma_cluster::CLUSTERED,
+    r07_wgmma_deferred::DEFERRED,
+    tf32x3::KERNEL,
+];
+
+/// Launch bounds of the sm_90a module's kernels, for the builder.
+pub fn launch_bounds() -> impl Iterator<Item = LaunchBounds> {
+    KERNELS.iter().filter_map(|k| k.bounds())
+}
+
+/// Entry points of the sm_90a module: the GEMMs and the 3xTF32 splits.
+pub const KERNEL_NAMES: &[&str] = &[
+    r02_wgmma_tma::PIPELINED.name(),
+    r03_wgmma_specialized::SPECIALIZED.name(),
+    r04_wgmma_persistent::PERSISTENT.name(),
+    r05_wgmma_tma_store::TMA_STORE.name(),
+    r06_wgmma_cluster::CLUSTERED.name(),
+    r07_wgmma_deferred::DEFERRED.name(),
+    tf32x3::KERNEL.name(),
+    tf32x3::SGEMM_TF32X3_SPLIT_ROWS.name(),
+    tf32x3::SGEMM_TF32X3_SPLIT_TRANSPOSED.name(),
+];
