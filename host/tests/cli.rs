@@ -40,8 +40,8 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-const COMMANDS: [&str; 12] =
-    ["info", "vecadd", "matmul", "warps", "coalesce", "banks", "divergence", "reduce", "memory", "occupancy", "tour", "exercise"];
+const COMMANDS: [&str; 13] =
+    ["info", "vecadd", "matmul", "sweep", "warps", "coalesce", "banks", "divergence", "reduce", "memory", "occupancy", "tour", "exercise"];
 
 #[test]
 fn every_help_form_works() {
@@ -530,4 +530,39 @@ fn the_readme_names_every_library_the_binary_needs() {
     for library in beyond {
         assert!(section.contains(&format!("`{library}`")), "README's Without a GPU section does not name {library}");
     }
+}
+
+/// The sweep checks its suite, rungs and sizes before it looks for a GPU;
+/// with good flags and no GPU it ends with exit 3.
+#[test]
+fn sweep_checks_its_flags_before_the_gpu() {
+    let dir = std::env::temp_dir().join(format!("ptx-ladder-sweep-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad_suite = dir.join("bad.csv");
+    std::fs::write(&bad_suite, "# one shape\n1,4096\n").unwrap();
+    let huge = dir.join("huge.csv");
+    std::fs::write(&huge, "65536,65536,1\n").unwrap();
+    let good = dir.join("good.csv");
+    std::fs::write(&good, "decode,1,4096,4096\n").unwrap();
+    let bad = bad_suite.to_str().unwrap();
+    for (args, says) in [
+        (vec!["sweep", "--suite", bad], "suite line 2: 2 fields"),
+        (vec!["sweep", "--suite", "/nonexistent/suite.csv"], "--suite /nonexistent/suite.csv"),
+        (vec!["sweep", "--suite", huge.to_str().unwrap()], "would have 4294967296 elements"),
+        (vec!["sweep", "--rungs", "99"], "the BF16 ladder's rungs are"),
+        (vec!["sweep", "--dtype", "f32", "--rungs", "14"], "no rung '14'"),
+        (vec!["sweep", "--dtype", "f16"], "invalid value 'f16'"),
+    ] {
+        let out = run(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+    let out = run(&["sweep", "--suite", good.to_str().unwrap(), "--dtype", "f32", "--rungs", "13", "--reps", "2"]);
+    assert_no_panic(&out, "sweep");
+    match out.status.code() {
+        Some(0) => assert!(stdout(&out).contains("geometric mean"), "{}", stdout(&out)),
+        other => assert_eq!(other, Some(3), "{}", stderr(&out)),
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
