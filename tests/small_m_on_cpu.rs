@@ -75,8 +75,9 @@ const SHAPES: &[(u32, u32, u32)] = &[
 ];
 
 fn plans((m, n, k): (u32, u32, u32)) -> [SmallMPlan; 2] {
-    // As on a 132-SM GPU, and with far fewer blocks (no split of K).
-    [SmallMPlan::new((m, n, k), 132, 4), SmallMPlan::new((m, n, k), 1, 1)]
+    // K split over several blocks (as a GPU's many SMs ask for, with fewer
+    // blocks to emulate), and one block per tile (no split of K).
+    [SmallMPlan::new((m, n, k), 8, 2), SmallMPlan::new((m, n, k), 1, 1)]
 }
 
 fn check(what: &str, shape: (u32, u32, u32), plan: SmallMPlan, v: Verdict) {
