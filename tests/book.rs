@@ -193,8 +193,8 @@ fn json_at<'a>(json: &'a serde_json::Value, path: &str) -> Option<&'a serde_json
             None => array.get(selector.parse::<usize>().ok()?),
             Some((field, wanted)) => array.as_array()?.iter().find(|item| match item.get(field) {
                 Some(serde_json::Value::String(s)) => s == wanted,
-                Some(other) => other.to_string() == wanted,
-                None => false,
+                Some(serde_json::Value::Number(n)) => n.as_f64() == wanted.parse::<f64>().ok(),
+                _ => false,
             }),
         }
     })
