@@ -378,3 +378,49 @@ fn a_broken_link_include_or_location_fails() {
     assert!(location_errors("test", "threads 0-43 wait at kernels-gpu/src/labs/pitfalls.rs:133:5;").is_empty());
     assert_eq!(location_errors("test", "threads 0-43 wait at kernels-gpu/src/labs/pitfalls.rs:133:1;").len(), 1);
 }
+
+/// Errors where the main job's committed output (text) and its JSON (the
+/// same run) disagree: each ladder's table is one paragraph of the text, in
+/// the JSON's order, and every rung's row shows the JSON's time, GFLOP/s
+/// and percentage as the table rounds them.
+fn output_errors(text: &str, json: &serde_json::Value) -> Vec<String> {
+    let tables: Vec<&str> = text.split("\n\n").collect();
+    let ladders = json.as_array().map(Vec::as_slice).unwrap_or_default();
+    if tables.len() != ladders.len() {
+        return vec![format!("{} tables in the text, {} ladders in the JSON", tables.len(), ladders.len())];
+    }
+    let mut errors = Vec::new();
+    for (table, ladder) in tables.iter().zip(ladders) {
+        let rows = ladder["rungs"].as_array().map(Vec::as_slice).unwrap_or_default();
+        for row in std::iter::once(&ladder["cublas"]).chain(rows) {
+            let id = row["id"].as_str().unwrap_or_default();
+            let cells = ["median_ms", "gflops", "percent_of_cublas"].map(|key| row[key].as_f64());
+            let [Some(ms), Some(gflops), Some(percent)] = cells else {
+                errors.push(format!("rung {id}: no time, GFLOP/s or percentage in the JSON"));
+                continue;
+            };
+            let title = row["title"].as_str().unwrap_or_default();
+            let shown = format!(" {ms:.3} {gflops:.0} {percent:.1}% ");
+            let found = table.lines().any(|line| {
+                let words: Vec<&str> = line.split_whitespace().collect();
+                line.starts_with(&format!("{id} ")) && line.contains(title) && format!(" {} ", words.join(" ")).contains(&shown)
+            });
+            if !found {
+                errors.push(format!("rung {id} {title}: no row shows{shown}"));
+            }
+        }
+    }
+    errors
+}
+
+#[test]
+fn the_main_jobs_output_and_its_json_are_the_same_run() {
+    let text = load_from_root("docs/matmul-h200.txt").expect("docs/matmul-h200.txt");
+    let json = serde_json::from_str(&load_from_root("docs/matmul-h200.json").expect("docs/matmul-h200.json")).expect("JSON");
+    let errors = output_errors(&text, &json);
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+    // One number changed in the text is found.
+    let changed = text.replacen(" 6307 ", " 6308 ", 1);
+    assert_ne!(changed, text, "rung 2's GFLOP/s is in the text");
+    assert_eq!(output_errors(&changed, &json).len(), 1);
+}
