@@ -1,3 +1,4 @@
+// ANCHOR: rung
 //! BF16 rung 1: tensor cores through `mma.sync` (the Ampere instruction,
 //! which Hopper still runs), bf16 inputs, fp32 accumulation.
 //!
@@ -188,3 +189,4 @@ pub unsafe fn bf16_mma_sync(m: u32, n: u32, k: u32, a: *const u16, b: *const u16
         }
     }
 }
+// ANCHOR_END: rung

@@ -1,3 +1,4 @@
+// ANCHOR: rung
 //! BF16 rung 2: Hopper's own path: TMA copies, an mbarrier ring, wgmma from
 //! shared memory. `C = A·B` with A M×K and B K×N row-major BF16, C M×N
 //! row-major fp32; K and N multiples of 8 (TMA needs 16-byte row pitches).
@@ -44,3 +45,4 @@ pub const PIPELINED: HopperKernel = HopperKernel { entry: Entry::Bf16(BF16_WGMMA
 pub unsafe fn bf16_wgmma_tma(m: u32, n: u32, k: u32, maps: *const u64, c: *mut f32) {
     unsafe { crate::gemm::hopper::tile_loop::body::<false, 1>(m, n, k, maps.cast(), c) }
 }
+// ANCHOR_END: rung

@@ -1,3 +1,4 @@
+// ANCHOR: rung
 //! BF16 rung 3: warp specialization.
 //!
 //! What changed from rung 2, and why it is faster: a third, producer
@@ -29,3 +30,4 @@ pub const SPECIALIZED: HopperKernel = HopperKernel { entry: Entry::Bf16(BF16_WGM
 pub unsafe fn bf16_wgmma_specialized(m: u32, n: u32, k: u32, maps: *const u64, c: *mut f32) {
     unsafe { crate::gemm::hopper::tile_loop::body::<true, 1>(m, n, k, maps.cast(), c) }
 }
+// ANCHOR_END: rung

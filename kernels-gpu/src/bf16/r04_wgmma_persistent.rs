@@ -1,3 +1,4 @@
+// ANCHOR: rung
 //! BF16 rung 4: persistent blocks walking grouped tiles.
 //!
 //! What changed from rung 3, and why it is faster: one block per
@@ -30,3 +31,4 @@ pub const PERSISTENT: HopperKernel = HopperKernel { entry: Entry::Bf16(BF16_WGMM
 pub unsafe fn bf16_wgmma_persistent(m: u32, n: u32, k: u32, maps: *const u64, c: *mut f32) {
     unsafe { crate::gemm::hopper::tile_loop::body::<true, 8>(m, n, k, maps.cast(), c) }
 }
+// ANCHOR_END: rung

@@ -1,3 +1,4 @@
+// ANCHOR: rung
 //! BF16 rung 5: the persistent rung's mainloop, with C stored by TMA
 //! from shared memory.
 //!
@@ -109,3 +110,4 @@ mod device {
 pub unsafe fn bf16_wgmma_tma_store(m: u32, n: u32, k: u32, maps: *const u64) {
     unsafe { device::body(m, n, k, maps.cast()) }
 }
+// ANCHOR_END: rung

@@ -1,3 +1,4 @@
+// ANCHOR: rung
 //! BF16 rung 6: rung 5 run by clusters of two blocks that share B's tiles
 //! through TMA multicast.
 //!
@@ -92,3 +93,4 @@ mod device {
 pub unsafe fn bf16_wgmma_cluster(m: u32, n: u32, k: u32, maps: *const u64) {
     unsafe { device::body(m, n, k, maps.cast()) }
 }
+// ANCHOR_END: rung

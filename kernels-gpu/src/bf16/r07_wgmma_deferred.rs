@@ -1,3 +1,4 @@
+// ANCHOR: rung
 //! BF16 rung 7: rung 6 with half of each tile's epilogue moved behind the
 //! next tile's first wgmmas.
 //!
@@ -283,3 +284,4 @@ mod device {
 pub unsafe fn bf16_wgmma_deferred(m: u32, n: u32, k: u32, maps: *const u64) {
     unsafe { device::body(m, n, k, maps.cast()) }
 }
+// ANCHOR_END: rung

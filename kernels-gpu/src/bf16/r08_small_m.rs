@@ -1,3 +1,4 @@
+// ANCHOR: rung
 //! BF16 rung 8: small M, B streamed once, K split over blocks.
 //!
 //! Rungs 1-7 compute 128×256 tensor-core tiles: at M = 1 (one token per
@@ -32,3 +33,4 @@ pub unsafe fn bf16_small_m16(m: u32, n: u32, k: u32, a: *const u16, b: *const u1
 
 /// The rung's entries, by rows of A per block (1, 8, 16).
 pub const KERNEL_NAMES: [&str; 3] = [BF16_SMALL_M1.name(), BF16_SMALL_M8.name(), BF16_SMALL_M16.name()];
+// ANCHOR_END: rung

@@ -1,3 +1,4 @@
+// ANCHOR: rung
 //! Rung 1: naive. One thread per element of C, each walking a row of A and
 //! a column of B straight from global memory.
 //!
@@ -51,3 +52,4 @@ pub unsafe fn sgemm_naive(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: 
         unsafe { store_scalar(c, row as usize * n as usize + col as usize, alpha, acc, beta) };
     }
 }
+// ANCHOR_END: rung

@@ -1,3 +1,4 @@
+// ANCHOR: rung
 //! Rung 2: global-memory coalescing. Same arithmetic as rung 1; only the
 //! mapping from thread to element of C changes.
 //!
@@ -53,3 +54,4 @@ pub unsafe fn sgemm_coalesced(m: u32, n: u32, k: u32, alpha: f32, a: *const f32,
         unsafe { store_scalar(c, row as usize * n as usize + col as usize, alpha, acc, beta) };
     }
 }
+// ANCHOR_END: rung

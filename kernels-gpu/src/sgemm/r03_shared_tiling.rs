@@ -1,3 +1,4 @@
+// ANCHOR: rung
 //! Rung 3: shared-memory tiling. The block stages a 32×32 tile of A and one
 //! of B in shared memory, then every thread reads its 32 products' operands
 //! from there.
@@ -88,3 +89,4 @@ pub unsafe fn sgemm_shared_tiling(m: u32, n: u32, k: u32, alpha: f32, a: *const 
         unsafe { store_scalar(c, row as usize * n as usize + col as usize, alpha, acc, beta) };
     }
 }
+// ANCHOR_END: rung

@@ -1,3 +1,4 @@
+// ANCHOR: rung
 //! Rung 4: 1D register blocking. Each thread now computes a column of
 //! `THREAD_M` = 8 results instead of one.
 //!
@@ -95,3 +96,4 @@ pub unsafe fn sgemm_blocktile_1d(m: u32, n: u32, k: u32, alpha: f32, a: *const f
         }
     }
 }
+// ANCHOR_END: rung

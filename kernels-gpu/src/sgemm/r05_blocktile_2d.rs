@@ -1,3 +1,4 @@
+// ANCHOR: rung
 //! Rung 5: 2D register blocking. Each thread computes an 8×8 square of C.
 //!
 //! Per step of k a thread now loads 8 values of A and 8 of B into registers
@@ -110,3 +111,4 @@ pub unsafe fn sgemm_blocktile_2d(m: u32, n: u32, k: u32, alpha: f32, a: *const f
         }
     }
 }
+// ANCHOR_END: rung

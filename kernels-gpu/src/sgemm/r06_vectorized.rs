@@ -1,3 +1,4 @@
+// ANCHOR: rung
 //! Rung 6: 128-bit accesses. Same 128×128 tile and 8×8 results per thread
 //! as rung 5, but every memory access moves four floats at once.
 //!
@@ -145,3 +146,4 @@ pub unsafe fn sgemm_vectorized(m: u32, n: u32, k: u32, alpha: f32, a: *const f32
         >(m, n, k, alpha, a, b, beta, c)
     }
 }
+// ANCHOR_END: rung

@@ -1,3 +1,4 @@
+// ANCHOR: rung
 //! Rung 7: bank conflicts. Rung 6's kernel, unchanged, with two other
 //! shared-memory layouts.
 //!
@@ -70,3 +71,4 @@ pub unsafe fn sgemm_vectorized_swizzled(m: u32, n: u32, k: u32, alpha: f32, a: *
         >(m, n, k, alpha, a, b, beta, c)
     }
 }
+// ANCHOR_END: rung

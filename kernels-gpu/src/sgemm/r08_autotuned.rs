@@ -1,3 +1,4 @@
+// ANCHOR: rung
 //! Rung 8: autotuned. Rung 7's swizzled kernel, instantiated for a range of
 //! tile shapes; `ptx-ladder matmul --tune` times each on the actual GPU and keeps
 //! the fastest.
@@ -71,3 +72,4 @@ candidates! {
     sgemm_autotuned_256x128x8_8x8 / SGEMM_AUTOTUNED_256X128X8_8X8: 256 x 128 x 8, 8 x 8, 1 blocks/SM;
     sgemm_autotuned_128x128x16_8x4 / SGEMM_AUTOTUNED_128X128X16_8X4: 128 x 128 x 16, 8 x 4, 1 blocks/SM;
 }
+// ANCHOR_END: rung

@@ -1,3 +1,4 @@
+// ANCHOR: rung
 //! Rung 9: warptiling. A third level of tiling between the block and the
 //! thread: block tile 128×128 → eight warp tiles of 64×32 → per thread 2×2
 //! squares of 4×4 results, spaced across the warp tile.
@@ -81,3 +82,4 @@ pub unsafe fn sgemm_warptiling(m: u32, n: u32, k: u32, alpha: f32, a: *const f32
         unsafe { store_accumulators(TILING, c, (m, n), (row0 + origin.0, col0 + origin.1), alpha, beta, &acc) };
     }
 }
+// ANCHOR_END: rung

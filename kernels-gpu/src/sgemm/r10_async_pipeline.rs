@@ -1,3 +1,4 @@
+// ANCHOR: rung
 //! Rung 10: asynchronous copies, several stages deep. Rung 9's warp tiling,
 //! but tiles travel from global to shared memory with `cp.async` (sm_80+)
 //! while the warps compute on tiles that already arrived.
@@ -143,3 +144,4 @@ pub unsafe fn sgemm_async_pipeline(m: u32, n: u32, k: u32, alpha: f32, a: *const
     }
     unsafe { store_accumulators(TILING, c, (m, n), (row0 + origin.0, col0 + origin.1), alpha, beta, &acc) };
 }
+// ANCHOR_END: rung

@@ -1,3 +1,4 @@
+// ANCHOR: rung
 //! Rung 11: tensor cores, keeping fp32 accuracy by splitting each input
 //! into two TF32 numbers (3xTF32).
 //!
@@ -225,3 +226,4 @@ pub const fn launch(m: u32, n: u32) -> LaunchShape {
 pub unsafe fn sgemm_tensor_cores(m: u32, n: u32, k: u32, alpha: f32, a: *const f32, b: *const f32, beta: f32, c: *mut f32) {
     unsafe { sgemm_tensor_body::<MT, NT, DEPTH>(TILING, m, n, k, alpha, a, b, beta, c) }
 }
+// ANCHOR_END: rung

@@ -1,3 +1,4 @@
+// ANCHOR: rung
 //! SGEMM rung 12: fp32 accuracy on wgmma: every input is split into two TF32 numbers,
 //! `x ≈ big + small`, and the tensor cores sum `small·big + big·small +
 //! big·big` (the small·small term is below fp32's rounding), as rung 11 does
@@ -218,3 +219,4 @@ pub unsafe fn sgemm_tf32x3_split_rows(rows: u32, cols: u32, pitch: u32, src: *co
 pub unsafe fn sgemm_tf32x3_split_transposed(rows: u32, cols: u32, pitch: u32, src: *const f32, big: *mut f32, small: *mut f32) {
     unsafe { device::split_transposed(rows, cols, pitch, src, big, small) }
 }
+// ANCHOR_END: rung

@@ -1,3 +1,4 @@
+// ANCHOR: rung
 //! SGEMM rung 13: small M, B streamed once, K split over blocks.
 //!
 //! Rungs 1-12 compute 128-row tiles (or smaller ones at rung 1-5): at M = 1
@@ -33,3 +34,4 @@ pub unsafe fn sgemm_small_m16(m: u32, n: u32, k: u32, a: *const f32, b: *const f
 
 /// The rung's entries, by rows of A per block (1, 8, 16).
 pub const KERNEL_NAMES: [&str; 3] = [SGEMM_SMALL_M1.name(), SGEMM_SMALL_M8.name(), SGEMM_SMALL_M16.name()];
+// ANCHOR_END: rung
