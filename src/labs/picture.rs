@@ -15,6 +15,8 @@ pub struct ChipView {
     pub tensor_cores_per_sm: u32,
     pub sm_clock_mhz: f64,
     pub dram_gbps: f64,
+    /// Where `dram_gbps` comes from, for its label.
+    pub dram_source: &'static str,
     pub capacities: Capacities,
 }
 
@@ -27,6 +29,7 @@ impl ChipView {
             tensor_cores_per_sm: chip.tensor_cores_per_sm,
             sm_clock_mhz: chip.sm_clock_mhz as f64,
             dram_gbps: chip.dram_gbps,
+            dram_source: "datasheet",
             capacities: Capacities::of_chip(chip),
         }
     }
@@ -40,6 +43,7 @@ impl ChipView {
             tensor_cores_per_sm: chip.map_or(4, |c| c.tensor_cores_per_sm),
             sm_clock_mhz: info.sm_clock_khz as f64 / 1e3,
             dram_gbps: info.dram_bandwidth() / 1e9,
+            dram_source: "memory clock x bus width",
             capacities: capacities(info),
         }
     }
@@ -182,7 +186,7 @@ pub fn svg(view: &ChipView, measured: Option<&Measured>) -> String {
         &mut svg,
         440.0,
         dram_y + 22.0,
-        &format!("DRAM (global memory): {}, datasheet {:.0} GB/s", bytes(caps.dram), view.dram_gbps),
+        &format!("DRAM (global memory): {}, {} {:.0} GB/s", bytes(caps.dram), view.dram_source, view.dram_gbps),
         13.0,
     );
     if let Some(m) = measured {
@@ -292,6 +296,16 @@ mod tests {
         }
         // One square per SM, plus the panels.
         assert!(doc.matches("<rect").count() > 132 + 4 * 32);
+    }
+
+    /// The table's number is the datasheet's; a live GPU's comes from the
+    /// driver's memory clock and bus width, and the label says which.
+    #[test]
+    fn the_dram_label_names_its_source() {
+        let chip = chip_by_name("h200").unwrap();
+        assert!(svg(&ChipView::of_chip(chip), None).contains("DRAM (global memory): 141.0 GB, datasheet 4800 GB/s"));
+        let live = ChipView { dram_gbps: 4813.8, dram_source: "memory clock x bus width", ..ChipView::of_chip(chip) };
+        assert!(svg(&live, None).contains("141.0 GB, memory clock x bus width 4814 GB/s"));
     }
 
     #[test]
