@@ -104,6 +104,11 @@ impl Machine {
     pub fn ridge(&self) -> f64 {
         self.tensor_flops / self.dram_bytes
     }
+
+    /// Whether a shape's minimum traffic takes longer than its FLOPs.
+    pub fn memory_bound(&self, size: (u32, u32, u32), input_bytes: f64) -> bool {
+        intensity(size, input_bytes) < self.ridge()
+    }
 }
 
 /// The kernel the model picked.
@@ -133,6 +138,18 @@ fn input_bytes(dtype: Dtype) -> f64 {
     }
 }
 
+/// Bytes a GEMM moves at least: A and B read once (`input_bytes` per
+/// element), C written once in fp32.
+pub fn min_bytes((m, n, k): (u32, u32, u32), input_bytes: f64) -> f64 {
+    let (m, n, k) = (m as f64, n as f64, k as f64);
+    input_bytes * (m * k + k * n) + 4.0 * m * n
+}
+
+/// FLOPs per byte of that minimum traffic.
+pub fn intensity(size: (u32, u32, u32), input_bytes: f64) -> f64 {
+    super::check::gemm_flops(size) / min_bytes(size, input_bytes)
+}
+
 /// The small-M kernel's predicted time and plan.
 pub fn small_m_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine) -> (f64, SmallMPlan) {
     let plan = SmallMPlan::new((m, n, k), gpu.multiprocessors, SMALL_M_BLOCKS_PER_SM);
@@ -155,20 +172,17 @@ pub fn tiled_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine) -> (f
     };
     let per_sm = gpu.tensor_flops * efficiency / gpu.multiprocessors as f64;
     let tile_seconds = 2.0 * TILE.0 as f64 * TILE.1 as f64 * k as f64 / per_sm;
-    let (mf, nf, kf) = (m as f64, n as f64, k as f64);
-    let bytes = input_passes(dtype) * input_bytes(dtype) * (mf * kf + kf * nf) + 4.0 * mf * nf;
+    let bytes = min_bytes((m, n, k), input_passes(dtype) * input_bytes(dtype));
     (combined(bytes / gpu.dram_bytes, waves * tile_seconds) + LAUNCH_SECONDS, tiles)
 }
 
 /// Picks the kernel for one shape. `tiled_runs` says whether the tiled
 /// rung can take this shape on this GPU.
 pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tiled_runs: bool) -> Choice {
-    let (m, n, k) = size;
+    let n = size.1;
     let (small_m_seconds, plan) = small_m_time(dtype, size, gpu);
-    let flops = 2.0 * m as f64 * n as f64 * k as f64;
-    let bytes = input_bytes(dtype) * (m as f64 * k as f64 + k as f64 * n as f64) + 4.0 * m as f64 * n as f64;
-    let intensity = flops / bytes;
-    let bound = if intensity < gpu.ridge() { "memory-bound" } else { "compute-bound" };
+    let intensity = intensity(size, input_bytes(dtype));
+    let bound = if gpu.memory_bound(size, input_bytes(dtype)) { "memory-bound" } else { "compute-bound" };
     let roofline = format!("{intensity:.0} FLOP/B vs ridge {:.0}: {bound}", gpu.ridge());
     let small_m_why = format!(
         "small-M kernel, {} K-splits x {} column blocks",

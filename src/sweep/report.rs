@@ -3,6 +3,7 @@
 //! bandwidth reached; then the geometric mean and the worst shape.
 
 use super::suite::Shape;
+use crate::matmul::check::gemm_flops;
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -54,10 +55,6 @@ impl SweepRow {
             weight_bytes,
             others: Vec::new(),
         }
-    }
-
-    fn flops(&self) -> f64 {
-        2.0 * self.m as f64 * self.n as f64 * self.k as f64
     }
 
     /// cuBLAS's time over ours, in percent: above 100 the ladder is faster.
@@ -138,8 +135,10 @@ pub fn table(title: &str, rows: &[SweepRow], dram_plateau_gbps: Option<f64>) -> 
         None => out.push_str("no shape has both cuBLAS and the ladder timed\n"),
     }
     let _ = writeln!(out, "(GFLOP/s = 2·M·N·K / time; % of cuBLAS = cuBLAS time / our time)");
-    let best =
-        rows.iter().filter_map(|r| r.ours.as_ref().filter(|o| o.correct).map(|o| r.flops() / (o.micros * 1e-6) / 1e9)).fold(0.0, f64::max);
+    let best = rows
+        .iter()
+        .filter_map(|r| r.ours.as_ref().filter(|o| o.correct).map(|o| gemm_flops((r.m, r.n, r.k)) / (o.micros * 1e-6) / 1e9))
+        .fold(0.0, f64::max);
     if best > 0.0 {
         let _ = writeln!(out, "fastest shape: {best:.0} GFLOP/s");
     }

@@ -4,7 +4,7 @@
 //! as a model reads its weights.
 
 use super::report::{Measured, SweepRow};
-use super::suite::{Roofline, Shape};
+use super::suite::Shape;
 use crate::device::Gpu;
 use crate::error::Result;
 use crate::matmul::auto::Machine;
@@ -21,12 +21,6 @@ pub struct SweepOptions {
     pub reps: Option<u32>,
     pub warmup: u32,
     pub seed: u64,
-}
-
-/// The GPU's roofline for `E`: its tensor-core peak against DRAM.
-pub fn roofline(gpu: &Gpu) -> Roofline {
-    let machine = Machine::of(&gpu.info);
-    Roofline { peak_flops: machine.tensor_flops, dram_bytes: machine.dram_bytes }
 }
 
 /// The memory lab's read kernel over 1 GB: what DRAM gives here, GB/s.
@@ -56,7 +50,7 @@ pub fn run<E: SmallMElement>(gpu: &Gpu, shapes: &[Shape], options: &SweepOptions
     };
     let ladder = E::ladder().select(&list)?;
     gpu.flush_l2_between_runs(!options.hot)?;
-    let roofline = roofline(gpu);
+    let machine = Machine::of(&gpu.info);
     let input_bytes = std::mem::size_of::<E::Bits>() as u32;
     let mut rows = Vec::new();
     for (i, shape) in shapes.iter().enumerate() {
@@ -65,7 +59,7 @@ pub fn run<E: SmallMElement>(gpu: &Gpu, shapes: &[Shape], options: &SweepOptions
         let run_options = Options { size, reps: options.reps, warmup: options.warmup, seed: options.seed };
         let (mut buffers, reference) = ladder::prepare::<E>(gpu, &run_options, &mut |_| {})?;
         let report = ladder::run(gpu, &ladder, &mut buffers, &reference, &run_options, &mut |_| {})?;
-        let mut row = SweepRow::new(shape, roofline.memory_bound(shape, input_bytes), shape.weight_bytes(input_bytes));
+        let mut row = SweepRow::new(shape, machine.memory_bound(size, input_bytes as f64), shape.weight_bytes(input_bytes));
         row.cublas = report.cublas.as_ref().ok().and_then(measured);
         for r in &report.rows {
             if r.id == "auto" {

@@ -8,9 +8,9 @@
 //! weight's bytes over DRAM bandwidth; at M = 128 the output may be so few
 //! tiles that most SMs idle; at deep K one tile walks all of K alone.
 //!
-//! This module holds the shape suites (a built-in one from Llama-3-8B,
-//! and any list of `M,N,K` rows from a file) and the roofline arithmetic
-//! that says, per shape, whether memory or arithmetic bounds it.
+//! This module holds the shape suites: a built-in one from Llama-3-8B,
+//! and any list of `M,N,K` rows from a file. Whether memory or arithmetic
+//! bounds a shape is [`crate::matmul::auto::Machine::memory_bound`].
 
 use crate::error::{Error, Result};
 
@@ -33,26 +33,9 @@ impl Shape {
         (self.m, self.n, self.k)
     }
 
-    /// 2·M·N·K.
-    pub fn flops(&self) -> f64 {
-        2.0 * self.m as f64 * self.n as f64 * self.k as f64
-    }
-
-    /// Bytes a GEMM must move at least: A and B read once (`input_bytes`
-    /// per element), C written once in fp32.
-    pub fn min_bytes(&self, input_bytes: u32) -> f64 {
-        let (m, n, k) = (self.m as f64, self.n as f64, self.k as f64);
-        input_bytes as f64 * (m * k + k * n) + 4.0 * m * n
-    }
-
     /// The weights' bytes: what a decode step streams from DRAM.
     pub fn weight_bytes(&self, input_bytes: u32) -> f64 {
         input_bytes as f64 * self.k as f64 * self.n as f64
-    }
-
-    /// FLOPs per byte of the minimum traffic.
-    pub fn intensity(&self, input_bytes: u32) -> f64 {
-        self.flops() / self.min_bytes(input_bytes)
     }
 }
 
@@ -111,36 +94,10 @@ pub fn parse(text: &str) -> Result<Vec<Shape>> {
     Ok(shapes)
 }
 
-/// What bounds a shape on a GPU, by the roofline: below the ridge point
-/// (peak FLOP/s over DRAM bytes/s) a GEMM cannot beat its bytes' time.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Roofline {
-    /// FLOP/s of the arithmetic used (tensor-core BF16, say).
-    pub peak_flops: f64,
-    /// DRAM bytes/s (the memory lab's plateau).
-    pub dram_bytes: f64,
-}
-
-impl Roofline {
-    /// FLOPs per byte at which memory time and arithmetic time are equal.
-    pub fn ridge(&self) -> f64 {
-        self.peak_flops / self.dram_bytes
-    }
-
-    /// Whether the shape's minimum traffic takes longer than its FLOPs.
-    pub fn memory_bound(&self, shape: &Shape, input_bytes: u32) -> bool {
-        shape.intensity(input_bytes) < self.ridge()
-    }
-
-    /// The shortest time the shape can take, in seconds.
-    pub fn floor_seconds(&self, shape: &Shape, input_bytes: u32) -> f64 {
-        (shape.flops() / self.peak_flops).max(shape.min_bytes(input_bytes) / self.dram_bytes)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::matmul::auto::{Machine, intensity, min_bytes};
 
     #[test]
     fn the_builtin_suite_has_the_model_and_the_extremes() {
@@ -175,14 +132,15 @@ mod tests {
     /// The H200's numbers: 989 TFLOP/s of dense BF16, 4.5 TB/s from DRAM.
     #[test]
     fn decode_shapes_are_memory_bound_and_squares_are_not() {
-        let h200 = Roofline { peak_flops: 989e12, dram_bytes: 4.5e12 };
+        let h200 = Machine::H200;
         assert!((h200.ridge() - 219.8).abs() < 0.1);
         let down = Shape::new("down M=1", (1, 4096, 14336));
-        assert!(h200.memory_bound(&down, 2));
+        assert!(h200.memory_bound(down.size(), 2.0));
         // At M = 1 the weights are almost all of the bytes, 2 FLOPs each.
-        assert!((down.intensity(2) - 1.0).abs() < 0.01);
-        assert!((h200.floor_seconds(&down, 2) * 1e6 - 26.1).abs() < 0.1);
-        assert!(!h200.memory_bound(&Shape::new("square", (4096, 4096, 4096)), 2));
-        assert!(h200.memory_bound(&Shape::new("M=128", (128, 4096, 4096)), 2));
+        assert!((intensity(down.size(), 2.0) - 1.0).abs() < 0.01);
+        // Its shortest time is its bytes' time.
+        assert!((min_bytes(down.size(), 2.0) / h200.dram_bytes * 1e6 - 26.1).abs() < 0.1);
+        assert!(!h200.memory_bound((4096, 4096, 4096), 2.0));
+        assert!(h200.memory_bound((128, 4096, 4096), 2.0));
     }
 }
