@@ -89,12 +89,7 @@ fn small_m_bf16_is_correct_at_odd_shapes() {
     for &(m, n, k) in SHAPES {
         let problem = Bf16Problem::random((m, n, k), (m * 7 + n + k) as u64);
         let expected = ptx_ladder::matmul::bf16::problem::reference(&problem, reference_rows(m, n, k, 1)).for_arithmetic(Arithmetic::Fp32);
-        let to_f32 = |bits: &[u16]| {
-            let mut buffer = AlignedBuffer::from_slice(&vec![0.0; bits.len().div_ceil(2)]);
-            unsafe { std::ptr::copy_nonoverlapping(bits.as_ptr(), buffer.as_mut_ptr().cast::<u16>(), bits.len()) };
-            buffer
-        };
-        let (a, b) = (to_f32(&problem.a), to_f32(&problem.b));
+        let (a, b) = (emulator::aligned_u16(&problem.a), emulator::aligned_u16(&problem.b));
         for plan in plans((m, n, k)) {
             let kernel = match plan.rows {
                 1 => (bf16_rung::BF16_SMALL_M1, bf16_rung::bf16_small_m1 as unsafe fn(_, _, _, _, _, _, _)),

@@ -508,7 +508,7 @@ pub fn bf16_gemm(kernel: &Bf16Kernel, (m, n, k): (u32, u32, u32), a: &[u16], b: 
 }
 
 /// 16-bit values in 16-byte aligned memory, as `cudaMalloc` gives.
-fn aligned_u16(values: &[u16]) -> AlignedBuffer {
+pub fn aligned_u16(values: &[u16]) -> AlignedBuffer {
     let mut buffer = AlignedBuffer::from_slice(&vec![0.0; values.len().div_ceil(2)]);
     unsafe { std::ptr::copy_nonoverlapping(values.as_ptr(), buffer.as_mut_ptr().cast::<u16>(), values.len()) };
     buffer
