@@ -6,6 +6,7 @@
 
 use kernels_gpu::bf16::r08_small_m as bf16_rung;
 use kernels_gpu::gemm::small_m::{self, SmallMPlan};
+use kernels_gpu::gemm::split_k;
 use kernels_gpu::launch::{Kernel, LaunchShape};
 use kernels_gpu::sgemm::r13_small_m as sgemm_rung;
 use ptx_ladder::emulator::{self, AlignedBuffer, Checks};
@@ -51,8 +52,8 @@ fn small_m_gemm<E>(
     let bytes = plan.workspace(m, n) as usize * 4;
     let o = out.as_mut_ptr() as usize;
     let len = m * n;
-    run("small_m_reduce", SmallMPlan::reduce_launch(m, n), &[("partial", p, bytes), ("c", o, 4 * len as usize)], || unsafe {
-        small_m::small_m_reduce(len, plan.splits, p as *const f32, alpha, beta, o as *mut f32)
+    run("sum_slices", split_k::sum_launch(len, plan.splits), &[("partial", p, bytes), ("c", o, 4 * len as usize)], || unsafe {
+        split_k::sum_slices(len, plan.splits, p as *const f32, alpha, beta, o as *mut f32)
     });
     c.copy_from_slice(out.as_slice());
 }

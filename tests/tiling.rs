@@ -1,6 +1,7 @@
 //! The one tile vocabulary: what each rung's `Tiling` derives (threads,
 //! shared memory, launch shape) agrees with the kernels' documented shapes.
 
+use kernels_gpu::gemm::split_k::{KSlices, MIN_SLICE_K_TILES, SUM_THREADS, slice_range, sum_lanes, sum_launch};
 use kernels_gpu::gemm::tiling::Tiling;
 use kernels_gpu::launch::Dim3;
 use kernels_gpu::sgemm::{r04_blocktile_1d as r04, r05_blocktile_2d as r05, r06_vectorized as r06, r08_autotuned as r08};
@@ -43,5 +44,72 @@ fn every_autotuned_candidate_launches_its_own_tiling() {
         assert_eq!((shape.grid.x, shape.grid.y), (4096 / tiling.tile_n, 4096 / tiling.tile_m), "{}", config.kernel.name());
         assert_eq!(shape.shared_bytes, 4 * tiling.tile_k * (tiling.tile_m + tiling.tile_n), "{}", config.kernel.name());
         assert!(config.kernel.name().contains(&format!("{}x{}x{}_", tiling.tile_m, tiling.tile_n, tiling.tile_k)));
+    }
+}
+
+/// B's bytes per k-tile of the BF16 rungs (64 x 256 bf16) and one tile's
+/// partial C (rows x 256 fp32).
+const KB: u32 = 64 * 256 * 2;
+const TILE: fn(u32) -> u32 = |rows| rows * 256 * 4;
+
+#[test]
+fn few_tiles_fill_one_wave() {
+    // Llama-3-8B's o projection at M = 16: 16 tiles of 128x256, K = 4096
+    // in 64 k-tiles: 8 slices of 8, 128 units on 132 SMs.
+    assert_eq!(KSlices::plan(16, 64, 132, KB, TILE(16)), KSlices { count: 8, k_tiles: 8 });
+    // qkv at M = 128: 24 tiles, 5 slices of 13 (the last 12): 11 slices
+    // would need two rounds, and the partial sums of 128 rows cost more.
+    assert_eq!(KSlices::plan(24, 64, 132, KB, TILE(128)), KSlices { count: 5, k_tiles: 13 });
+    // 64x64x65536: one tile, 1024 k-tiles over 128 slices of 8.
+    assert_eq!(KSlices::plan(1, 1024, 132, KB, 64 * 64 * 4), KSlices { count: 128, k_tiles: 8 });
+}
+
+/// gate_up at M = 1: 112 tiles leave 20 SMs idle, but cutting K into 8
+/// slices would deal 896 short units, 7 per SM, each paying its start:
+/// K stays whole. Down at M = 1 (16 tiles, K = 14336) is cut in 8.
+#[test]
+fn a_partial_wave_is_not_worth_many_short_units() {
+    assert_eq!(KSlices::plan(112, 64, 132, KB, TILE(1)), KSlices::whole(64));
+    assert_eq!(KSlices::plan(16, 224, 132, KB, TILE(1)), KSlices { count: 8, k_tiles: 28 });
+}
+
+#[test]
+fn many_tiles_or_short_k_keep_k_whole() {
+    assert_eq!(KSlices::plan(132, 64, 132, KB, TILE(128)), KSlices::whole(64));
+    assert_eq!(KSlices::plan(1056, 64, 132, KB, TILE(128)), KSlices::whole(64));
+    // qkv at M = 1024: 192 tiles, a wave and a half: K whole.
+    assert_eq!(KSlices::plan(192, 64, 132, KB, TILE(128)), KSlices::whole(64));
+    assert_eq!(KSlices::plan(1, 7, 132, KB, TILE(128)), KSlices::whole(7));
+    assert_eq!(KSlices::plan(1, 8, 132, KB, TILE(1)), KSlices { count: 2, k_tiles: 4 });
+}
+
+/// Every k-tile is in exactly one slice, for any cut.
+#[test]
+fn slices_cover_k_once() {
+    for k_tiles in 1..300 {
+        for tiles in [1, 2, 7, 16, 24, 131, 132, 500] {
+            for rows in [1, 128] {
+                let plan = KSlices::plan(tiles, k_tiles, 132, KB, TILE(rows));
+                assert!(plan.k_tiles >= MIN_SLICE_K_TILES || plan.count == 1, "{plan:?}");
+                let mut next = 0;
+                for s in 0..plan.count {
+                    let (begin, end) = slice_range(s, plan.k_tiles, k_tiles);
+                    assert_eq!(begin, next);
+                    assert!(end > begin, "empty slice {s} of {plan:?} at {k_tiles}");
+                    next = end;
+                }
+                assert_eq!(next, k_tiles);
+            }
+        }
+    }
+}
+
+#[test]
+fn lanes_of_the_sum_grow_with_the_slices() {
+    assert_eq!([1, 4, 5, 8, 9, 100, 128, 1000].map(sum_lanes), [1, 1, 2, 2, 4, 32, 32, 32]);
+    for (len, slices) in [(1, 1), (4097, 5), (4096, 128)] {
+        let shape = sum_launch(len, slices);
+        assert_eq!(shape.block.x * shape.block.y, SUM_THREADS);
+        assert!(shape.grid.x * shape.block.x * 4 >= len);
     }
 }

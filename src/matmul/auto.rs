@@ -1,7 +1,7 @@
 //! The "auto" rung: which kernel a shape should run, chosen from a model
 //! of the GPU rather than a table of shapes.
 //!
-//! Two kinds of kernel compete:
+//! Three kinds of kernel compete:
 //! - the **small-M** kernel streams B once (per 1, 8 or 16 rows of A) on
 //!   the CUDA cores, splitting K over blocks until every SM has work. Its
 //!   time comes from its bytes over DRAM bandwidth and its FLOPs over the
@@ -10,17 +10,24 @@
 //!   Hopper) computes 128×256 tiles, one tile per SM at a time. Its
 //!   arithmetic time is the number of waves of tiles (tiles over SMs,
 //!   rounded up: a wave with one tile in it costs as much as a full one)
-//!   times one tile's time, combined with its bytes' time the same way.
+//!   times one tile's time, combined with its bytes' time the same way;
+//! - the **split-K** tensor-core rung (BF16 rung 9) cuts K into slices
+//!   until the tiles × slices fill the SMs
+//!   ([`kernels_gpu::gemm::split_k`]): the same tiles' arithmetic spread
+//!   over more SMs, plus the partial sums' bytes and a second launch to
+//!   add them.
 //!
-//! The model predicts both from the shape and the GPU (SMs, peaks, DRAM
-//! bandwidth) and picks the faster, saying why in the numbers that
+//! The model predicts each from the shape and the GPU (SMs, peaks, DRAM
+//! bandwidth) and picks the fastest, saying why in the numbers that
 //! decide it: the shape's FLOPs per byte against the GPU's ridge point,
 //! and tiles against SMs. Its constants are measured fractions of the
 //! peaks (named below), so a shape it was not tuned on is judged by the
 //! same two limits.
 
 use super::dtype::Dtype;
+use kernels_gpu::gemm::hopper::HopperKernel;
 use kernels_gpu::gemm::small_m::SmallMPlan;
+use kernels_gpu::gemm::split_k::KSlices;
 
 /// Fraction of the FP32 peak the small-M kernel's FMAs sustain: with 8
 /// or 16 rows of A per block it did 7-11 TFLOP/s of the H200's 66.9 (each
@@ -37,6 +44,17 @@ pub const TILED_BF16_EFFICIENCY: f64 = 0.67;
 /// the split).
 pub const TILED_TF32X3_EFFICIENCY: f64 = 0.112;
 
+/// The split-K rung against rung 7, per full tile: its body is rung 4's
+/// (C stored from registers, not by TMA behind the next tile's
+/// multiplies); at M = 1024 to 8192 on the H200 it ran at 94-99% of rung
+/// 7's speed.
+pub const SPLIT_K_TILE_EFFICIENCY: f64 = 0.96;
+
+/// Fraction of DRAM bandwidth the split-K rung's TMA copies reach when
+/// the weights stream through it: 3.0 of 4.5 TB/s on Llama-3-8B's gate_up
+/// at M = 16 on the H200 (four 48 KB stages in flight per SM).
+pub const SPLIT_K_STREAM_EFFICIENCY: f64 = 0.66;
+
 /// How many times the tiled rung moves its inputs' bytes: once for BF16
 /// rung 7; five times for the 3xTF32 rung 12, which reads A and B, writes
 /// their big and small TF32 parts, and reads those in the GEMM.
@@ -46,9 +64,6 @@ fn input_passes(dtype: Dtype) -> f64 {
         Dtype::F32 => 5.0,
     }
 }
-
-/// Rows × columns of C per tile of the tiled rungs.
-pub const TILE: (u32, u32) = (128, 256);
 
 /// Blocks per SM the small-M plan aims for.
 pub const SMALL_M_BLOCKS_PER_SM: u32 = 8;
@@ -117,9 +132,11 @@ pub enum Pick {
     SmallM(SmallMPlan),
     /// The ladder's top tensor-core rung.
     Tiled,
+    /// The ladder's split-K tensor-core rung, K cut as given.
+    SplitK(KSlices),
 }
 
-/// A pick, the predicted time of both candidates and the reason in words.
+/// A pick, the predicted time of every candidate and the reason in words.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Choice {
     pub pick: Pick,
@@ -127,7 +144,17 @@ pub struct Choice {
     /// None where the tiled rung cannot run (not Hopper, or a shape its
     /// TMA copies cannot take).
     pub tiled_seconds: Option<f64>,
+    /// None where the ladder has no split-K rung or it cannot run.
+    pub split_seconds: Option<f64>,
     pub why: String,
+}
+
+/// The ladder's split-K rung, if it has one.
+pub fn split_kernel(dtype: Dtype) -> Option<HopperKernel> {
+    match dtype {
+        Dtype::Bf16 => Some(kernels_gpu::bf16::r09_split_k::SPLIT_K),
+        Dtype::F32 => None,
+    }
 }
 
 /// Bytes per element of A and B.
@@ -162,23 +189,70 @@ pub fn small_m_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine) -> 
     (time, plan)
 }
 
-/// The tiled rung's predicted time, and its tiles.
-pub fn tiled_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine) -> (f64, u64) {
-    let tiles = m.div_ceil(TILE.0) as u64 * n.div_ceil(TILE.1) as u64;
-    let waves = tiles.div_ceil(gpu.multiprocessors as u64) as f64;
-    let efficiency = match dtype {
+/// Fraction of the tiled rungs' full-tile rate for `dtype`.
+fn tiled_efficiency(dtype: Dtype) -> f64 {
+    match dtype {
         Dtype::Bf16 => TILED_BF16_EFFICIENCY,
         Dtype::F32 => TILED_TF32X3_EFFICIENCY,
-    };
-    let per_sm = gpu.tensor_flops * efficiency / gpu.multiprocessors as f64;
-    let tile_seconds = 2.0 * TILE.0 as f64 * TILE.1 as f64 * k as f64 / per_sm;
-    let bytes = min_bytes((m, n, k), input_passes(dtype) * input_bytes(dtype));
-    (combined(bytes / gpu.dram_bytes, waves * tile_seconds) + LAUNCH_SECONDS, tiles)
+    }
 }
 
-/// Picks the kernel for one shape. `tiled_runs` says whether the tiled
-/// rung can take this shape on this GPU.
-pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tiled_runs: bool) -> Choice {
+/// The ladder's top tensor-core rung: BF16 rung 7, SGEMM rung 12.
+pub fn tiled_kernel(dtype: Dtype) -> HopperKernel {
+    match dtype {
+        Dtype::Bf16 => kernels_gpu::bf16::r07_wgmma_deferred::DEFERRED,
+        Dtype::F32 => kernels_gpu::sgemm::r12_tf32x3_wgmma::KERNEL,
+    }
+}
+
+/// Seconds one SM takes for a `rows`×`cols` tile over `k` values of K, at
+/// `efficiency` of the tiled rung's rate.
+fn tile_seconds(dtype: Dtype, (rows, cols): (u32, u32), k: u32, gpu: &Machine, efficiency: f64) -> f64 {
+    let per_sm = gpu.tensor_flops * tiled_efficiency(dtype) * efficiency / gpu.multiprocessors as f64;
+    2.0 * rows as f64 * cols as f64 * k as f64 / per_sm
+}
+
+/// The tiled rung's predicted time, and its tiles. A cluster of blocks stacked along M (BF16 rung 7 pairs them,
+/// sharing B) takes a whole cluster's SMs even where M has fewer rows
+/// than the cluster covers: at M ≤ 128 half of rung 7's blocks hold no
+/// rows. Its bytes stream at the TMA copies' rate
+/// ([`SPLIT_K_STREAM_EFFICIENCY`], measured on the split-K rung, which
+/// copies the same way).
+pub fn tiled_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine) -> (f64, u64) {
+    let kernel = tiled_kernel(dtype);
+    let (tile_m, tile_n, cluster) = (kernel.tiling.tile_m(), kernel.tiling.tiling.tile_n, kernel.tiling.cluster);
+    let tiles = m.div_ceil(tile_m) as u64 * n.div_ceil(tile_n) as u64;
+    let slots = m.div_ceil(tile_m * cluster) as u64 * cluster as u64 * n.div_ceil(tile_n) as u64;
+    let waves = slots.div_ceil(gpu.multiprocessors as u64) as f64;
+    let bytes = min_bytes((m, n, k), input_passes(dtype) * input_bytes(dtype));
+    let arithmetic = waves * tile_seconds(dtype, (tile_m, tile_n), k, gpu, 1.0);
+    (combined(bytes / (gpu.dram_bytes * SPLIT_K_STREAM_EFFICIENCY), arithmetic) + LAUNCH_SECONDS, tiles)
+}
+
+/// The split-K rung's predicted time and cut: each SM's units (tiles ×
+/// slices dealt round-robin) of one slice each; a tile of at most half
+/// its rows keeps one of its two consumer warpgroups idle, so its
+/// arithmetic is half a tile's. Its bytes stream at
+/// [`SPLIT_K_STREAM_EFFICIENCY`] of DRAM's rate; the partial sums are
+/// written and read back once, and added by a second launch.
+pub fn split_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine, kernel: &HopperKernel) -> (f64, KSlices) {
+    let slices = kernel.slices((m, n, k), gpu.multiprocessors);
+    let (tile_m, tile_n) = (kernel.tiling.tile_m(), kernel.tiling.tiling.tile_n);
+    let tiles = kernel.tiling.tiles(m, n) as u64;
+    let rounds = (tiles * slices.count as u64).div_ceil(gpu.multiprocessors as u64) as f64;
+    let rows = if m <= tile_m / 2 { tile_m / 2 } else { tile_m };
+    let slice_k = slices.k_tiles * kernel.tiling.tiling.tile_k;
+    let partials = if slices.count == 1 { 0.0 } else { 2.0 * 4.0 * slices.count as f64 * m as f64 * n as f64 };
+    let bytes = min_bytes((m, n, k), input_passes(dtype) * input_bytes(dtype)) + partials;
+    let launches = if slices.count == 1 { 1.0 } else { 2.0 };
+    let arithmetic = rounds * tile_seconds(dtype, (rows, tile_n), slice_k, gpu, SPLIT_K_TILE_EFFICIENCY);
+    let time = combined(bytes / (gpu.dram_bytes * SPLIT_K_STREAM_EFFICIENCY), arithmetic) + launches * LAUNCH_SECONDS;
+    (time, slices)
+}
+
+/// Picks the kernel for one shape. `tensor_cores` says whether the
+/// tensor-core rungs can take this shape on this GPU.
+pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tensor_cores: bool) -> Choice {
     let n = size.1;
     let (small_m_seconds, plan) = small_m_time(dtype, size, gpu);
     let intensity = intensity(size, input_bytes(dtype));
@@ -189,22 +263,44 @@ pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tiled_runs: bo
         plan.splits,
         n.div_ceil(8 * kernels_gpu::gemm::small_m::column_groups(n))
     );
-    if !tiled_runs {
+    if !tensor_cores {
         return Choice {
             pick: Pick::SmallM(plan),
             small_m_seconds,
             tiled_seconds: None,
+            split_seconds: None,
             why: format!("{roofline}; {small_m_why} (no tensor-core rung here)"),
         };
     }
     let (tiled_seconds, tiles) = tiled_time(dtype, size, gpu);
+    let split = split_kernel(dtype).map(|kernel| {
+        let (seconds, slices) = split_time(dtype, size, gpu, &kernel);
+        (seconds, slices, slices.k_tiles * kernel.tiling.tiling.tile_k)
+    });
     let busy = 100.0 * tiles.min(gpu.multiprocessors as u64) as f64 / gpu.multiprocessors as f64;
     let waves = format!("{tiles} tiles on {} SMs ({busy:.0}% busy)", gpu.multiprocessors);
-    let (pick, chosen) =
-        if small_m_seconds < tiled_seconds { (Pick::SmallM(plan), small_m_why) } else { (Pick::Tiled, "tensor-core tiles".to_string()) };
-    let why =
-        format!("{roofline}; {waves}; predicted small-M {:.0} us, tiled {:.0} us: {chosen}", small_m_seconds * 1e6, tiled_seconds * 1e6);
-    Choice { pick, small_m_seconds, tiled_seconds: Some(tiled_seconds), why }
+    let mut candidates =
+        vec![(Pick::SmallM(plan), small_m_seconds, small_m_why), (Pick::Tiled, tiled_seconds, "tensor-core tiles".to_string())];
+    if let Some((seconds, slices, slice_k)) = split {
+        let why = match slices.count {
+            1 => "tensor-core tiles of the split-K rung, K whole".to_string(),
+            count => format!("tensor-core tiles, K in {count} slices of {slice_k}"),
+        };
+        candidates.push((Pick::SplitK(slices), seconds, why));
+    }
+    let predicted: Vec<String> = candidates.iter().map(|(pick, seconds, _)| format!("{} {:.0}", short_name(pick), seconds * 1e6)).collect();
+    let (pick, _, chosen) = candidates.into_iter().min_by(|a, b| a.1.total_cmp(&b.1)).expect("candidates");
+    let why = format!("{roofline}; {waves}; predicted us: {}: {chosen}", predicted.join(", "));
+    Choice { pick, small_m_seconds, tiled_seconds: Some(tiled_seconds), split_seconds: split.map(|s| s.0), why }
+}
+
+/// A candidate's name in the reason.
+fn short_name(pick: &Pick) -> &'static str {
+    match pick {
+        Pick::SmallM(_) => "small-M",
+        Pick::Tiled => "tiled",
+        Pick::SplitK(_) => "split-K",
+    }
 }
 
 #[cfg(test)]
@@ -226,13 +322,14 @@ mod tests {
         assert_eq!(pick(Dtype::F32, (8192, 8192, 8192)), Pick::Tiled);
     }
 
-    /// Few tiles and deep K: one 128x256 tile walks 65536 k alone, while
-    /// the small-M kernel splits K over every SM.
+    /// Few tiles and deep K: one 128x256 tile would walk 65536 k alone;
+    /// split-K deals its slices to every SM.
     #[test]
     fn deep_k_with_one_tile_splits_k() {
         let choice = choose(Dtype::Bf16, (64, 64, 65536), &Machine::H200, true);
-        assert!(matches!(choice.pick, Pick::SmallM(p) if p.splits > 100), "{choice:?}");
+        assert!(matches!(choice.pick, Pick::SplitK(s) if s.count > 100), "{choice:?}");
         assert!(choice.why.contains("1 tiles on 132 SMs (1% busy)"), "{}", choice.why);
+        assert!(choice.why.ends_with("K in 128 slices of 512"), "{}", choice.why);
     }
 
     #[test]
@@ -247,14 +344,26 @@ mod tests {
     }
 
     /// At M = 16 and 128 the small-M kernel's FMAs, not its bytes, set its
-    /// time: the tensor-core tiles win even with most SMs idle.
+    /// time: the tensor cores win, K split where the tiles are few.
     #[test]
     fn medium_m_goes_to_the_tensor_cores() {
-        assert_eq!(pick(Dtype::Bf16, (16, 6144, 4096)), Pick::Tiled);
+        assert_eq!(pick(Dtype::Bf16, (16, 6144, 4096)), Pick::SplitK(KSlices { count: 5, k_tiles: 13 }));
+        assert_eq!(pick(Dtype::Bf16, (128, 4096, 14336)), Pick::SplitK(KSlices { count: 8, k_tiles: 28 }));
         assert_eq!(pick(Dtype::F32, (128, 6144, 4096)), Pick::Tiled);
         assert!(matches!(pick(Dtype::F32, (16, 6144, 4096)), Pick::SmallM(p) if p.rows == 16));
         // Rung 12 splits all 470 MB of gate_up's fp32 weights on every run.
         assert!(matches!(pick(Dtype::F32, (16, 28672, 4096)), Pick::SmallM(_)));
+    }
+
+    /// gate_up at M = 16: 112 tiles, but rung 7's blocks come in pairs
+    /// along M, and at M ≤ 128 one of each pair has no rows: 224 blocks,
+    /// two waves. The split-K rung's single blocks fit one wave, K whole.
+    #[test]
+    fn pairs_of_blocks_with_one_tile_of_rows_lose_to_single_blocks() {
+        let choice = choose(Dtype::Bf16, (16, 28672, 4096), &Machine::H200, true);
+        assert_eq!(choice.pick, Pick::SplitK(KSlices::whole(64)), "{}", choice.why);
+        assert!(choice.why.contains("112 tiles on 132 SMs (85% busy)"), "{}", choice.why);
+        assert!(choice.tiled_seconds.unwrap() > 1.4 * choice.split_seconds.unwrap(), "{choice:?}");
     }
 
     #[test]
@@ -263,6 +372,6 @@ mod tests {
         let (full, tiles) = tiled_time(Dtype::Bf16, (128 * 12, 256 * 11, 4096), &h200);
         assert_eq!(tiles, 132);
         let (one_more, _) = tiled_time(Dtype::Bf16, (128 * 12 + 1, 256 * 11, 4096), &h200);
-        assert!(one_more > 1.9 * (full - LAUNCH_SECONDS), "{full} {one_more}");
+        assert!(one_more > 1.8 * (full - LAUNCH_SECONDS), "{full} {one_more}");
     }
 }

@@ -100,6 +100,7 @@ pub fn ladder() -> Ladder<bf16> {
         rung("6", "clusters of 2, multicast B", &k::r06_wgmma_cluster::CLUSTERED),
         rung("7", "half epilogue behind wgmma", &k::r07_wgmma_deferred::DEFERRED),
         rung("8", "small M: stream B, split K", &SmallMRung),
+        rung("9", "few tiles: split K", &k::r09_split_k::SPLIT_K),
         rung("auto", "auto: picked per shape", &AutoRung),
     ];
     Ladder { rungs, others: Vec::new(), note: String::new() }
@@ -117,7 +118,9 @@ mod tests {
         names.sort();
         names.dedup();
         assert_eq!(names.len(), all.rungs.len());
-        let hopper = kernels_gpu::sm90a::KERNELS.iter().filter(|h| !matches!(h.entry, kernels_gpu::gemm::hopper::Entry::Tf32x3(_)));
+        let hopper = kernels_gpu::sm90a::KERNELS
+            .iter()
+            .filter(|h| !matches!(h.entry, kernels_gpu::gemm::hopper::Entry::Tf32x3(_) | kernels_gpu::gemm::hopper::Entry::Tf32x3Split(_)));
         for name in k::KERNELS.iter().map(|k| k.name()).chain(hopper.map(|h| h.name())) {
             assert!(names.contains(&name), "{name} is not on the ladder");
         }
@@ -140,7 +143,7 @@ mod tests {
         assert_eq!(ids("1-3"), ["1", "2", "3"]);
         assert_eq!(ids("bf16_mma_sync"), ["1"]);
         assert_eq!(ids("bf16_wgmma_persistent,2"), ["2", "4"]);
-        assert_eq!(ids("all").len(), 9);
+        assert_eq!(ids("all").len(), 10);
         assert_eq!(ids("auto"), ["auto"]);
     }
 
@@ -151,7 +154,7 @@ mod tests {
         let err = ladder().select("12").err().unwrap();
         assert_eq!(
             err.message(),
-            "--rungs: no rung '12' (the BF16 ladder's rungs are 1, 2, 3, 4, 5, 6, 7, 8, auto; ranges like 1-4, lists like 1,5,auto, \
+            "--rungs: no rung '12' (the BF16 ladder's rungs are 1, 2, 3, 4, 5, 6, 7, 8, 9, auto; ranges like 1-4, lists like 1,6,auto, \
              kernel names (like bf16_mma_sync) and all work)"
         );
     }

@@ -15,7 +15,8 @@ use crate::device::{Gpu, PtxModule, pointer};
 use crate::error::{Error, Result};
 use cust::memory::{DeviceBuffer, DevicePointer};
 use half::bf16;
-use kernels_gpu::gemm::hopper::{Bf16Params, Bf16StoreParams, Entry, HopperKernel, Tf32x3Params, tma_store};
+use kernels_gpu::gemm::hopper::{Bf16Params, Bf16StoreParams, Entry, HopperKernel, SplitParams, Tf32x3Params, tma_store};
+use kernels_gpu::gemm::split_k::{self, KSlices};
 use kernels_gpu::launch::{Dim3, Kernel, LaunchShape};
 use kernels_gpu::sgemm::r12_tf32x3_wgmma as tf32x3;
 
@@ -38,8 +39,44 @@ pub fn tf32x3_shape_limit((_, _, k): (u32, u32, u32)) -> Option<&'static str> {
 
 /// The kernel's launch shape on this GPU: a persistent grid takes one
 /// block per multiprocessor.
-fn launch_shape(gpu: &Gpu, kernel: &HopperKernel, (m, n, _): (u32, u32, u32)) -> LaunchShape {
-    kernel.launch(m, n, gpu.info.multiprocessors)
+fn launch_shape(gpu: &Gpu, kernel: &HopperKernel, size: (u32, u32, u32)) -> LaunchShape {
+    kernel.launch(size, gpu.info.multiprocessors)
+}
+
+/// A kernel that splits K, set up for one problem: how K was cut, and
+/// the partial sums.
+struct SplitK {
+    kernel: Kernel<SplitParams>,
+    size: (u32, u32, u32),
+    shape: LaunchShape,
+    slices: KSlices,
+    /// One `m`×`n` C per slice; one float when K is whole (C is written directly).
+    sums: DeviceBuffer<f32>,
+}
+
+impl SplitK {
+    fn new(gpu: &Gpu, kernel: &HopperKernel, entry: Kernel<SplitParams>, size: (u32, u32, u32)) -> Result<SplitK> {
+        let slices = kernel.slices(size, gpu.info.multiprocessors);
+        let floats = slices.workspace(size.0, size.1);
+        gpu.ensure_fits(4 * floats as u128, "the split-K partial sums")?;
+        let sums = gpu.alloc(floats.max(1) as usize, "the split-K partial sums")?;
+        Ok(SplitK { kernel: entry, size, shape: launch_shape(gpu, kernel, size), slices, sums })
+    }
+
+    /// Runs the kernel with `(partial, slice_k_tiles)` appended to
+    /// `(m, n, k, maps)`, then adds the slices into C as `alpha·sum +
+    /// beta·C`. With K whole and nothing to scale, the kernel writes C.
+    fn run(&self, gpu: &Gpu, maps: DevicePointer<u64>, (alpha, beta): (f32, f32), c: DevicePointer<f32>) -> Result<()> {
+        let (m, n, k) = self.size;
+        let direct = self.slices.count == 1 && alpha == 1.0 && beta == 0.0;
+        let out = if direct { c } else { pointer(&self.sums) };
+        gpu.launch_in(PtxModule::Sm90a, &self.kernel, self.shape, (m, n, k, maps, out, self.slices.k_tiles))?;
+        if direct {
+            return Ok(());
+        }
+        let sums = (m * n, self.slices.count, pointer(&self.sums), alpha, beta, c);
+        gpu.launch(&split_k::SUM_SLICES, split_k::sum_launch(m * n, self.slices.count), sums)
+    }
 }
 
 /// How a BF16 Hopper kernel writes C.
@@ -48,6 +85,8 @@ enum Store {
     Direct(Kernel<Bf16Params>),
     /// By TMA, through a tensor map over this C (made when prepared).
     Tma(Kernel<Bf16StoreParams>, DevicePointer<f32>),
+    /// Partial sums per slice of K, then added into C.
+    Split(SplitK),
 }
 
 /// A BF16 wgmma kernel ready to run on one set of buffers.
@@ -71,7 +110,8 @@ impl Bf16Tma {
         let store = match kernel.entry {
             Entry::Bf16(entry) => Store::Direct(entry),
             Entry::Bf16Store(entry) => Store::Tma(entry, pointer(args.c)),
-            Entry::Tf32x3(_) => return Err(Error::new(format!("{} is not a BF16 kernel", kernel.name()))),
+            Entry::Bf16Split(entry) => Store::Split(SplitK::new(gpu, &kernel, entry, (m, n, k))?),
+            Entry::Tf32x3(_) | Entry::Tf32x3Split(_) => return Err(Error::new(format!("{} is not a BF16 kernel", kernel.name()))),
         };
         // Loads (and JIT-compiles) the module now, outside any timing; on a
         // GPU other than Hopper this is the error to show.
@@ -93,10 +133,10 @@ impl Bf16Tma {
             tensor_map(&tile(address(pointer(args.a)), m, k, tiling.tile_m()))?,
             tensor_map(&tile(address(pointer(args.b)), k, n, tiling.tiling.tile_k))?,
         ];
-        if let Store::Tma(_, c) = store {
+        if let Store::Tma(_, c) = &store {
             maps.push(tensor_map(&TmaTile {
                 element: TmaElement::F32,
-                address: address(c),
+                address: address(*c),
                 rows: m as u64,
                 cols: n as u64,
                 pitch: n as u64,
@@ -122,13 +162,14 @@ impl Gemm<bf16> for Bf16Tma {
         if (args.m, args.n, args.k) != self.size || (pointer(args.a), pointer(args.b)) != self.inputs {
             return Err(Error::new(format!("{} was prepared for other inputs", self.name)));
         }
-        match self.store {
-            Store::Direct(kernel) => gpu.launch_in(PtxModule::Sm90a, &kernel, self.shape, (m, n, k, pointer(&self.maps), pointer(args.c))),
+        match &self.store {
+            Store::Direct(kernel) => gpu.launch_in(PtxModule::Sm90a, kernel, self.shape, (m, n, k, pointer(&self.maps), pointer(args.c))),
+            Store::Split(split) => split.run(gpu, pointer(&self.maps), (1.0, 0.0), pointer(args.c)),
             Store::Tma(kernel, c) => {
-                if c != pointer(args.c) {
+                if *c != pointer(args.c) {
                     return Err(Error::new(format!("{} was prepared for another C", self.name)));
                 }
-                gpu.launch_in(PtxModule::Sm90a, &kernel, self.shape, (m, n, k, pointer(&self.maps)))
+                gpu.launch_in(PtxModule::Sm90a, kernel, self.shape, (m, n, k, pointer(&self.maps)))
             }
         }
     }

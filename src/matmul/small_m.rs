@@ -12,7 +12,8 @@ use crate::device::{Gpu, PtxModule, pointer};
 use crate::error::Result;
 use cust::memory::DeviceBuffer;
 use half::bf16;
-use kernels_gpu::gemm::small_m::{self as k, SmallMPlan};
+use kernels_gpu::gemm::small_m::SmallMPlan;
+use kernels_gpu::gemm::split_k;
 use kernels_gpu::launch::{Kernel, LaunchShape};
 
 /// Parameters of the partial-product kernels for inputs of `T`.
@@ -24,6 +25,8 @@ pub trait SmallMElement: Element {
     fn kernel(rows: u32) -> Kernel<Params<Self::Bits>>;
     /// The rung "auto" weighs against the small-M kernel.
     fn tiled() -> &'static dyn RungKernel<Self>;
+    /// The ladder's split-K rung ([`auto::split_kernel`]), where it has one.
+    fn split() -> Option<&'static dyn RungKernel<Self>>;
     /// The type's whole ladder.
     fn ladder() -> Ladder<Self>;
 }
@@ -39,6 +42,10 @@ impl SmallMElement for f32 {
 
     fn tiled() -> &'static dyn RungKernel<f32> {
         &kernels_gpu::sgemm::r12_tf32x3_wgmma::KERNEL
+    }
+
+    fn split() -> Option<&'static dyn RungKernel<f32>> {
+        None
     }
 
     /// Rung 8 at its first tile shape: the sweep is about shapes, not tuning.
@@ -58,6 +65,10 @@ impl SmallMElement for bf16 {
 
     fn tiled() -> &'static dyn RungKernel<bf16> {
         &kernels_gpu::bf16::r07_wgmma_deferred::DEFERRED
+    }
+
+    fn split() -> Option<&'static dyn RungKernel<bf16>> {
+        Some(&kernels_gpu::bf16::r09_split_k::SPLIT_K)
     }
 
     fn ladder() -> Ladder<bf16> {
@@ -93,7 +104,7 @@ impl<E: SmallMElement> Gemm<E> for SmallM<E> {
         let (plan, partial) = (self.plan, pointer(&self.partial));
         gpu.launch(&self.kernel, plan.launch(m, n), (m, n, k, pointer(args.a), pointer(args.b), partial, plan.k_chunk))?;
         let sums = (m * n, plan.splits, partial, args.alpha, args.beta, pointer(args.c));
-        gpu.launch(&k::SMALL_M_REDUCE, SmallMPlan::reduce_launch(m, n), sums)
+        gpu.launch(&split_k::SUM_SLICES, split_k::sum_launch(m * n, plan.splits), sums)
     }
 }
 
@@ -153,6 +164,7 @@ impl AutoRung {
         let kernel: &'static dyn RungKernel<E> = match choice.pick {
             Pick::SmallM(_) => &SmallMRung,
             Pick::Tiled => E::tiled(),
+            Pick::SplitK(_) => E::split().expect("the model picks split-K only for a ladder that has it"),
         };
         (kernel, choice)
     }
@@ -192,5 +204,18 @@ impl<E: SmallMElement> RungKernel<E> for AutoRung {
 
     fn prepare(&self, gpu: &Gpu, buffers: &Buffers<E>) -> Result<Box<dyn Gemm<E>>> {
         Self::picked::<E>(gpu, buffers.size()).0.prepare(gpu, buffers)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// "auto" models the split-K rung that `SmallMElement::split` runs.
+    #[test]
+    fn the_modelled_split_k_rung_is_the_one_run() {
+        let run = |split: Option<&'static dyn RungKernel<bf16>>| split.map(|k| k.name());
+        assert_eq!(run(<bf16 as SmallMElement>::split()), auto::split_kernel(bf16::DTYPE).map(|k| k.name()));
+        assert_eq!(<f32 as SmallMElement>::split().map(|k| k.name()), auto::split_kernel(f32::DTYPE).map(|k| k.name()));
     }
 }

@@ -43,6 +43,6 @@ pub const PIPELINED: HopperKernel = HopperKernel { entry: Entry::Bf16(BF16_WGMMA
 /// tensor maps (16 words each). Shape: one block per 128×256 tile of C, 256 threads.
 #[kernel(sm_90a, bounds(SHAPE.threads(), 1))]
 pub unsafe fn bf16_wgmma_tma(m: u32, n: u32, k: u32, maps: *const u64, c: *mut f32) {
-    unsafe { crate::gemm::hopper::tile_loop::body::<false, 1>(m, n, k, maps.cast(), c) }
+    unsafe { crate::gemm::hopper::tile_loop::body::<false, 1, false>(m, n, k, maps.cast(), c, 0) }
 }
 // ANCHOR_END: rung

@@ -28,6 +28,6 @@ pub const SPECIALIZED: HopperKernel = HopperKernel { entry: Entry::Bf16(BF16_WGM
 /// 384 threads, the first 128 only issue TMA copies.
 #[kernel(sm_90a, bounds(SHAPE.threads(), 1))]
 pub unsafe fn bf16_wgmma_specialized(m: u32, n: u32, k: u32, maps: *const u64, c: *mut f32) {
-    unsafe { crate::gemm::hopper::tile_loop::body::<true, 1>(m, n, k, maps.cast(), c) }
+    unsafe { crate::gemm::hopper::tile_loop::body::<true, 1, false>(m, n, k, maps.cast(), c, 0) }
 }
 // ANCHOR_END: rung

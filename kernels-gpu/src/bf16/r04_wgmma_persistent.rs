@@ -29,6 +29,6 @@ pub const PERSISTENT: HopperKernel = HopperKernel { entry: Entry::Bf16(BF16_WGMM
 /// producer runs on into the next tile while the consumers store.
 #[kernel(sm_90a, bounds(SHAPE.threads(), 1))]
 pub unsafe fn bf16_wgmma_persistent(m: u32, n: u32, k: u32, maps: *const u64, c: *mut f32) {
-    unsafe { crate::gemm::hopper::tile_loop::body::<true, 8>(m, n, k, maps.cast(), c) }
+    unsafe { crate::gemm::hopper::tile_loop::body::<true, 8, false>(m, n, k, maps.cast(), c, 0) }
 }
 // ANCHOR_END: rung

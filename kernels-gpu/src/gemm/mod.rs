@@ -1,7 +1,7 @@
 //! Building blocks shared by the GEMM ladders ([`crate::sgemm`],
 //! [`crate::bf16`]): the tiling every rung describes itself with, shared
 //! memory layouts, tile loads, the warp tile, the epilogue, the cp.async copy ring,
-//! the Hopper building blocks ([`hopper`]), and [`LadderKernel`], what the
+//! the Hopper building blocks ([`hopper`]), K cut into slices ([`split_k`]), and [`LadderKernel`], what the
 //! host needs to launch or emulate one rung's kernel.
 
 pub mod copy_ring;
@@ -9,6 +9,7 @@ pub(crate) mod epilogue;
 pub mod hopper;
 pub mod layout;
 pub mod small_m;
+pub mod split_k;
 pub mod tiles;
 pub mod tiling;
 pub mod warp_tile;

@@ -20,7 +20,7 @@
 //! - enough blocks: with few columns (N = 4096 is 4 blocks of 1024 columns)
 //!   most SMs would idle, so K is split too (split-K): block `y` of the
 //!   grid sums its own `k_chunk` rows of B into a partial C in a workspace,
-//!   and [`small_m_reduce`] adds the partials in a fixed order, so the same
+//!   and [`sum_slices`](crate::gemm::split_k::sum_slices) adds the partials in a fixed order, so the same
 //!   inputs give the same bits on every run.
 //!
 //! A row of A is read by all threads of the block at once: one broadcast
@@ -32,7 +32,6 @@
 
 use crate::gpu::{self, load_f32x4, store_f32x4};
 use crate::launch::{Dim3, LaunchShape};
-use kernels_macros::kernel;
 
 /// Threads per block.
 pub const THREADS: u32 = 128;
@@ -301,46 +300,6 @@ unsafe fn store_row(out: *mut f32, n: u32, (row, col): (u32, u32), sums: &[f32; 
     }
 }
 
-/// Elements of C per block of [`small_m_reduce`] (x), and the split lanes
-/// that share each element's partial sums (y).
-pub const REDUCE_BLOCK: (u32, u32) = (32, 8);
-
-/// `c[i] = alpha · Σ_s partial[s·len + i] + beta · c[i]` for `i < len`;
-/// C is not read when beta is 0.
-///
-/// With a deep K split hundreds of ways, one thread per element adding
-/// its partials one after another would wait on hundreds of loads in a
-/// row. So 8 threads share each element: lane y adds splits y, y + 8, …
-/// in order, then lane 0 adds the 8 lane sums in order. The order is
-/// fixed, so the same partials give the same bits on every run, whichever
-/// block of the product finished first.
-#[kernel]
-pub unsafe fn small_m_reduce(len: u32, splits: u32, partial: *const f32, alpha: f32, beta: f32, c: *mut f32) {
-    let (x, lane) = (gpu::thread_idx().x, gpu::thread_idx().y);
-    let (width, lanes) = REDUCE_BLOCK;
-    let i = gpu::block_idx().x * width + x;
-    let mut sum = 0.0f32;
-    if i < len {
-        let mut s = lane;
-        while s < splits {
-            sum += unsafe { gpu::load(partial.add(s as usize * len as usize + i as usize)) };
-            s += lanes;
-        }
-    }
-    let shared = gpu::dynamic_shared::<f32>();
-    unsafe { gpu::store(shared.add((lane * width + x) as usize), sum) };
-    gpu::sync_threads();
-    if lane == 0 && i < len {
-        let mut total = 0.0f32;
-        for l in 0..lanes {
-            total += unsafe { gpu::load(shared.add((l * width + x) as usize)) };
-        }
-        let out = unsafe { c.add(i as usize) };
-        let old = if beta == 0.0 { 0.0 } else { beta * unsafe { gpu::load(out) } };
-        unsafe { gpu::store(out, alpha * total + old) };
-    }
-}
-
 /// How one small-M GEMM is cut up: rows of A per block, K per block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SmallMPlan {
@@ -383,12 +342,5 @@ impl SmallMPlan {
     /// Floats of the workspace: one `m`×`n` partial C per split.
     pub const fn workspace(&self, m: u32, n: u32) -> u64 {
         self.splits as u64 * m as u64 * n as u64
-    }
-
-    /// Grid, block and shared memory of [`small_m_reduce`] over `m`×`n`
-    /// elements.
-    pub const fn reduce_launch(m: u32, n: u32) -> LaunchShape {
-        let (width, lanes) = REDUCE_BLOCK;
-        LaunchShape { grid: Dim3::new((m * n).div_ceil(width), 1, 1), block: Dim3::new(width, lanes, 1), shared_bytes: width * lanes * 4 }
     }
 }

@@ -1,6 +1,7 @@
 //! The consumer side of the BF16 Hopper rungs: a warpgroup issues a
 //! k-tile's wgmmas on a stage that has landed, retires the k-tile before
-//! (its stage goes back to the producer), and finishes a tile.
+//! (its stage goes back to the producer), and finishes a tile; or, with
+//! nothing to compute, hands the stages straight back.
 
 use super::ring::Ring;
 use super::stages::{B_BOX_BYTES, Stages, TILING};
@@ -63,4 +64,21 @@ pub unsafe fn mainloop(
         unsafe { ring.release(*i - 1) };
     }
     acc
+}
+
+/// `k_steps` k-tiles for a warpgroup with no rows to compute (all below
+/// M): its leader waits for each stage to land and hands it straight back,
+/// so the producer's count of releases stays right; `*i` advances past
+/// them in every thread.
+#[inline(always)]
+pub unsafe fn drain(ring: &Ring, i: &mut u32, k_steps: u32) {
+    if gpu::thread_idx().x % WARPGROUP_THREADS == 0 {
+        for j in *i..*i + k_steps {
+            unsafe {
+                ring.wait_full(j);
+                ring.release(j);
+            }
+        }
+    }
+    *i += k_steps;
 }

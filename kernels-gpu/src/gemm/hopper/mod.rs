@@ -1,7 +1,7 @@
 //! Building blocks of the Hopper rungs (sm_90a): wgmma reading tiles from
 //! shared memory, TMA copies completing on mbarriers, and producer/consumer
 //! warpgroups. The rungs themselves are in their ladders
-//! ([`crate::bf16`] rungs 2-7, [`crate::sgemm`] rung 12).
+//! ([`crate::bf16`] rungs 2-7 and 9, [`crate::sgemm`] rungs 12 and 14).
 //!
 //! These kernels exist only in the second PTX module, built for `sm_90a`
 //! (`--cfg ptx_ladder_hopper`); on the host this module gives their names,
@@ -11,7 +11,7 @@
 //! - `ring`: the mbarrier ring of stages between producer and consumers;
 //! - [`stages`]: the BF16 rungs' stages in shared memory and their producer;
 //! - `consumer`: a consumer warpgroup's k-tiles (issue, retire, finish);
-//! - `tile_loop`: the whole kernel of BF16 rungs 2-4;
+//! - `tile_loop`: the whole kernel of BF16 rungs 2-4 and 9 (K split);
 //! - [`tma_store`]: a consumer's tile of C stored by TMA (rungs 5 and 6);
 //! - [`cluster`]: block setup and producer of the clustered rungs (6 and 7).
 //!
@@ -28,6 +28,7 @@ pub mod tile_loop;
 pub mod tma_store;
 
 use crate::LaunchBounds;
+use crate::gemm::split_k::KSlices;
 use crate::gemm::tiling::Tiling;
 use crate::launch::{Dim3, Kernel, LaunchShape};
 
@@ -88,12 +89,17 @@ impl HopperTiling {
         self.tiling.stages * (self.stage_bytes + 2 * 8) + self.epilogue_bytes + crate::gpu::hopper::descriptor::ATOM_BYTES
     }
 
-    /// A 1D grid: one block per `tile_m`×`tile_n` tile of C, or, when
-    /// persistent, one per multiprocessor (fewer if there are fewer tiles).
-    /// A cluster takes `cluster` tiles stacked along M, so the grid is a
-    /// multiple of `cluster`.
-    pub const fn launch(&self, m: u32, n: u32, multiprocessors: u32) -> LaunchShape {
-        let units = m.div_ceil(self.tile_m() * self.cluster) * n.div_ceil(self.tiling.tile_n);
+    /// Tiles of C (`tile_m`×`tile_n` each).
+    pub const fn tiles(&self, m: u32, n: u32) -> u32 {
+        m.div_ceil(self.tile_m()) * n.div_ceil(self.tiling.tile_n)
+    }
+
+    /// A 1D grid: one block per unit of work (a `tile_m`×`tile_n` tile of
+    /// C, times `slices` of K), or, when persistent, one per multiprocessor
+    /// (fewer if there are fewer units). A cluster takes `cluster` tiles
+    /// stacked along M, so the grid is a multiple of `cluster`.
+    pub const fn launch(&self, m: u32, n: u32, slices: u32, multiprocessors: u32) -> LaunchShape {
+        let units = m.div_ceil(self.tile_m() * self.cluster) * n.div_ceil(self.tiling.tile_n) * slices;
         let clusters = multiprocessors / self.cluster;
         let blocks = self.cluster * if self.persistent && clusters < units { clusters } else { units };
         LaunchShape { grid: Dim3::new(blocks, 1, 1), block: Dim3::new(self.threads(), 1, 1), shared_bytes: self.shared_bytes() }
@@ -111,6 +117,14 @@ pub type Bf16Params = (u32, u32, u32, *const u64, *mut f32);
 /// map, so the kernel takes no pointer to it.
 pub type Bf16StoreParams = (u32, u32, u32, *const u64);
 
+/// Parameters of the split-K GEMMs: `(m, n, k, maps, partial,
+/// slice_k_tiles)`. Each unit of work writes slice `s`'s partial C,
+/// `m`×`n` fp32 at `partial + s·m·n`, from K's k-tiles
+/// `s·slice_k_tiles ..` (see [`crate::gemm::split_k`]); a second kernel adds
+/// the slices. `maps` are those of the unsplit kernel of the same
+/// element type.
+pub type SplitParams = (u32, u32, u32, *const u64, *mut f32, u32);
+
 /// Parameters of the 3xTF32 GEMM: `(m, n, k, alpha, maps, beta, c)`,
 /// `C = alpha·A·B + beta·C` as the SGEMM ladder's. `maps` points to the
 /// tensor maps of A big, A small, Bᵀ big and Bᵀ small, the padded split
@@ -125,6 +139,10 @@ pub enum Entry {
     Bf16(Kernel<Bf16Params>),
     Bf16Store(Kernel<Bf16StoreParams>),
     Tf32x3(Kernel<Tf32x3Params>),
+    /// BF16 with K split ([`SplitParams`], A's and B's maps as [`Entry::Bf16`]).
+    Bf16Split(Kernel<SplitParams>),
+    /// 3xTF32 with K split ([`SplitParams`], the maps as [`Entry::Tf32x3`]).
+    Tf32x3Split(Kernel<SplitParams>),
 }
 
 /// What the host needs to launch one Hopper GEMM.
@@ -141,6 +159,7 @@ impl HopperKernel {
             Entry::Bf16(kernel) => kernel.name(),
             Entry::Bf16Store(kernel) => kernel.name(),
             Entry::Tf32x3(kernel) => kernel.name(),
+            Entry::Bf16Split(kernel) | Entry::Tf32x3Split(kernel) => kernel.name(),
         }
     }
 
@@ -153,11 +172,39 @@ impl HopperKernel {
             Entry::Bf16(kernel) => kernel.bounds(),
             Entry::Bf16Store(kernel) => kernel.bounds(),
             Entry::Tf32x3(kernel) => kernel.bounds(),
+            Entry::Bf16Split(kernel) | Entry::Tf32x3Split(kernel) => kernel.bounds(),
         }
     }
 
-    pub const fn launch(&self, m: u32, n: u32, multiprocessors: u32) -> LaunchShape {
-        self.tiling.launch(m, n, multiprocessors)
+    /// Bytes per element of B as it reads it: 2 for bf16, 4 for each of
+    /// the 3xTF32 rung's big and small parts.
+    pub const fn input_bytes(&self) -> u32 {
+        match self.entry {
+            Entry::Bf16(_) | Entry::Bf16Store(_) | Entry::Bf16Split(_) => 2,
+            Entry::Tf32x3(_) | Entry::Tf32x3Split(_) => 8,
+        }
+    }
+
+    /// Whether it splits K ([`Entry::Bf16Split`], [`Entry::Tf32x3Split`]).
+    pub const fn splits_k(&self) -> bool {
+        matches!(self.entry, Entry::Bf16Split(_) | Entry::Tf32x3Split(_))
+    }
+
+    /// How it cuts K for an `m`×`n`×`k` problem: into slices when it splits
+    /// K ([`KSlices::plan`]), else whole.
+    pub const fn slices(&self, (m, n, k): (u32, u32, u32), multiprocessors: u32) -> KSlices {
+        let k_tiles = k.div_ceil(self.tiling.tiling.tile_k);
+        if !self.splits_k() {
+            return KSlices::whole(k_tiles);
+        }
+        let (tile_m, tile_n, tile_k) = (self.tiling.tile_m(), self.tiling.tiling.tile_n, self.tiling.tiling.tile_k);
+        let k_tile_bytes = tile_k * tile_n * self.input_bytes();
+        let tile_bytes = 4 * (if m < tile_m { m } else { tile_m }) * (if n < tile_n { n } else { tile_n });
+        KSlices::plan(self.tiling.tiles(m, n), k_tiles, multiprocessors, k_tile_bytes, tile_bytes)
+    }
+
+    pub const fn launch(&self, size: (u32, u32, u32), multiprocessors: u32) -> LaunchShape {
+        self.tiling.launch(size.0, size.1, self.slices(size, multiprocessors).count, multiprocessors)
     }
 }
 
