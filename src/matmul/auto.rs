@@ -153,7 +153,7 @@ pub struct Choice {
 pub fn split_kernel(dtype: Dtype) -> Option<HopperKernel> {
     match dtype {
         Dtype::Bf16 => Some(kernels_gpu::bf16::r09_split_k::SPLIT_K),
-        Dtype::F32 => None,
+        Dtype::F32 => Some(kernels_gpu::sgemm::r14_tf32x3_split_k::SPLIT_K),
     }
 }
 
@@ -349,7 +349,7 @@ mod tests {
     fn medium_m_goes_to_the_tensor_cores() {
         assert_eq!(pick(Dtype::Bf16, (16, 6144, 4096)), Pick::SplitK(KSlices { count: 5, k_tiles: 13 }));
         assert_eq!(pick(Dtype::Bf16, (128, 4096, 14336)), Pick::SplitK(KSlices { count: 8, k_tiles: 28 }));
-        assert_eq!(pick(Dtype::F32, (128, 6144, 4096)), Pick::Tiled);
+        assert_eq!(pick(Dtype::F32, (128, 6144, 4096)), Pick::SplitK(KSlices { count: 5, k_tiles: 26 }));
         assert!(matches!(pick(Dtype::F32, (16, 6144, 4096)), Pick::SmallM(p) if p.rows == 16));
         // Rung 12 splits all 470 MB of gate_up's fp32 weights on every run.
         assert!(matches!(pick(Dtype::F32, (16, 28672, 4096)), Pick::SmallM(_)));

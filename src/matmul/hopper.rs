@@ -1,6 +1,6 @@
 //! The prepared GEMMs of the sm_90a module: [`Bf16Tma`] (the BF16 ladder's
 //! wgmma rungs: tensor maps over A, B and, for the kernels storing C by
-//! TMA, C) and [`Tf32x3`] (the SGEMM ladder's rung 12: A and B split into
+//! TMA, C) and [`Tf32x3`] (the SGEMM ladder's rungs 12 and 14: A and B split into
 //! big and small TF32 parts, B transposed, in padded scratch buffers with
 //! tensor maps over them).
 //!
@@ -50,14 +50,17 @@ struct SplitK {
     size: (u32, u32, u32),
     shape: LaunchShape,
     slices: KSlices,
-    /// One `m`×`n` C per slice; one float when K is whole (C is written directly).
+    /// One `m`×`n` C per slice; one float when K is whole and C is not
+    /// scaled (C is written directly).
     sums: DeviceBuffer<f32>,
 }
 
 impl SplitK {
-    fn new(gpu: &Gpu, kernel: &HopperKernel, entry: Kernel<SplitParams>, size: (u32, u32, u32)) -> Result<SplitK> {
+    /// `scaled`: whether C may be scaled (`alpha`, `beta`), in which case
+    /// even a whole K goes through the workspace and the sum.
+    fn new(gpu: &Gpu, kernel: &HopperKernel, entry: Kernel<SplitParams>, size: (u32, u32, u32), scaled: bool) -> Result<SplitK> {
         let slices = kernel.slices(size, gpu.info.multiprocessors);
-        let floats = slices.workspace(size.0, size.1);
+        let floats = if scaled { slices.count as u64 * size.0 as u64 * size.1 as u64 } else { slices.workspace(size.0, size.1) };
         gpu.ensure_fits(4 * floats as u128, "the split-K partial sums")?;
         let sums = gpu.alloc(floats.max(1) as usize, "the split-K partial sums")?;
         Ok(SplitK { kernel: entry, size, shape: launch_shape(gpu, kernel, size), slices, sums })
@@ -110,7 +113,7 @@ impl Bf16Tma {
         let store = match kernel.entry {
             Entry::Bf16(entry) => Store::Direct(entry),
             Entry::Bf16Store(entry) => Store::Tma(entry, pointer(args.c)),
-            Entry::Bf16Split(entry) => Store::Split(SplitK::new(gpu, &kernel, entry, (m, n, k))?),
+            Entry::Bf16Split(entry) => Store::Split(SplitK::new(gpu, &kernel, entry, (m, n, k), false)?),
             Entry::Tf32x3(_) | Entry::Tf32x3Split(_) => return Err(Error::new(format!("{} is not a BF16 kernel", kernel.name()))),
         };
         // Loads (and JIT-compiles) the module now, outside any timing; on a
@@ -206,21 +209,30 @@ struct Split {
     b_small: DeviceBuffer<f32>,
 }
 
+/// The 3xTF32 GEMM proper: over whole tiles (rung 12) or slices of K
+/// (rung 14).
+enum Tf32x3Gemm {
+    Whole(Kernel<Tf32x3Params>, LaunchShape),
+    Split(SplitK),
+}
+
 /// The 3xTF32 wgmma kernel ready to run at one size, with its scratch
 /// buffers and the tensor maps over them.
 pub struct Tf32x3 {
-    kernel: Kernel<Tf32x3Params>,
+    gemm: Tf32x3Gemm,
+    name: &'static str,
     size: (u32, u32, u32),
     split: Split,
     maps: DeviceBuffer<u64>,
-    shape: LaunchShape,
 }
 
 impl Tf32x3 {
-    /// `kernel` (the 3xTF32 entry) for `m`×`n`×`k` problems.
+    /// `kernel` (a 3xTF32 entry) for `m`×`n`×`k` problems.
     pub fn new(kernel: HopperKernel, gpu: &Gpu, size: (u32, u32, u32)) -> Result<Tf32x3> {
-        let Entry::Tf32x3(entry) = kernel.entry else {
-            return Err(Error::new(format!("{} is not a 3xTF32 kernel", kernel.name())));
+        let gemm = match kernel.entry {
+            Entry::Tf32x3(entry) => Tf32x3Gemm::Whole(entry, launch_shape(gpu, &kernel, size)),
+            Entry::Tf32x3Split(entry) => Tf32x3Gemm::Split(SplitK::new(gpu, &kernel, entry, size, true)?),
+            _ => return Err(Error::new(format!("{} is not a 3xTF32 kernel", kernel.name()))),
         };
         gpu.hopper_module()?;
         if let Some(why) = tf32x3_shape_limit(size) {
@@ -251,7 +263,7 @@ impl Tf32x3 {
             tensor_map(&tile(&split.b_big, n))?,
             tensor_map(&tile(&split.b_small, n))?,
         ];
-        Ok(Tf32x3 { kernel: entry, size, split, maps: gpu.upload_maps(&maps)?, shape: launch_shape(gpu, &kernel, size) })
+        Ok(Tf32x3 { gemm, name: kernel.name(), size, split, maps: gpu.upload_maps(&maps)? })
     }
 
     /// Splits A and B into the scratch buffers.
@@ -283,11 +295,16 @@ impl Gemm<f32> for Tf32x3 {
     fn run(&self, gpu: &Gpu, args: &Args<f32>) -> Result<()> {
         let (m, n, k) = self.size;
         if (args.m, args.n, args.k) != self.size {
-            return Err(Error::new(format!("{} was prepared for {m}x{n}x{k}", self.kernel.name())));
+            return Err(Error::new(format!("{} was prepared for {m}x{n}x{k}", self.name)));
         }
         self.split(gpu, args.a, args.b)?;
-        let values = (m, n, k, args.alpha, pointer(&self.maps), args.beta, pointer(args.c));
-        gpu.launch_in(PtxModule::Sm90a, &self.kernel, self.shape, values)
+        match &self.gemm {
+            Tf32x3Gemm::Whole(kernel, shape) => {
+                let values = (m, n, k, args.alpha, pointer(&self.maps), args.beta, pointer(args.c));
+                gpu.launch_in(PtxModule::Sm90a, kernel, *shape, values)
+            }
+            Tf32x3Gemm::Split(split) => split.run(gpu, pointer(&self.maps), (args.alpha, args.beta), pointer(args.c)),
+        }
     }
 }
 

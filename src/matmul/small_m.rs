@@ -45,7 +45,7 @@ impl SmallMElement for f32 {
     }
 
     fn split() -> Option<&'static dyn RungKernel<f32>> {
-        None
+        Some(&kernels_gpu::sgemm::r14_tf32x3_split_k::SPLIT_K)
     }
 
     /// Rung 8 at its first tile shape: the sweep is about shapes, not tuning.

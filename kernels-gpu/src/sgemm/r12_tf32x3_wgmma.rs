@@ -21,33 +21,18 @@
 //!   tail zero), so TMA's 16-byte row-pitch rule holds for every K: this
 //!   rung takes any shape.
 //!
+//! The GEMM itself is [`crate::gemm::hopper::tf32x3`], shared with rung 14,
+//! which splits K.
+//!
 //! Accuracy: the tensor core's adder truncates, so one accumulator over all
 //! of K loses bits as K grows. Each 32-deep stage is summed from zero on
 //! the tensor cores and added to the running fp32 sum with an ordinary add,
 //! which keeps the error at rung 11's level.
 
-use crate::gemm::hopper::{Entry, HopperKernel, HopperTiling, wgmma_tiling};
-use crate::gemm::tiling::Tiling;
+use crate::gemm::hopper::tf32x3::SHAPE;
+pub use crate::gemm::hopper::tf32x3::{TILE_K, TILING};
+use crate::gemm::hopper::{Entry, HopperKernel};
 use kernels_macros::kernel;
-
-/// Two consumer warpgroups of 64×128; 32 floats (one 128-byte swizzle row)
-/// along K per stage; 3 stages.
-pub const TILING: Tiling = wgmma_tiling(2, 128, 32, 3);
-pub const TILE_K: u32 = TILING.tile_k;
-/// One tile of 128 rows × 128 bytes; a stage holds A big, A small, Bᵀ big
-/// and Bᵀ small.
-const TILE_BYTES: u32 = 128 * TILE_K * 4;
-const STAGE_BYTES: u32 = 4 * TILE_BYTES;
-
-const SHAPE: HopperTiling = HopperTiling {
-    tiling: TILING,
-    specialized: true,
-    persistent: false,
-    cluster: 1,
-    stage_bytes: STAGE_BYTES,
-    epilogue_bytes: 0,
-    store_rows: 0,
-};
 
 pub const KERNEL: HopperKernel = HopperKernel { entry: Entry::Tf32x3(SGEMM_TF32X3_WGMMA), tiling: SHAPE };
 
@@ -63,91 +48,7 @@ pub const fn padded_k(k: u32) -> u32 {
 
 #[cfg(ptx_ladder_hopper)]
 mod device {
-    use super::*;
-    use crate::gemm::hopper::ring::Ring;
-    use crate::gemm::hopper::{Scale, store_accumulators, tile_origin};
-    use crate::gpu::hopper::descriptor::{ATOM_BYTES, SWIZZLE_BYTES, swizzled_128};
-    use crate::gpu::hopper::tma::{self, TensorMap};
-    use crate::gpu::hopper::{WARPGROUP_THREADS, set_max_registers_decrease, set_max_registers_increase, shared_address, wgmma};
     use crate::gpu::{self, split_tf32, sync_threads};
-
-    const TILE_M: u32 = TILING.tile_m;
-    const TILE_N: u32 = TILING.tile_n;
-    const STAGES: u32 = TILING.stages;
-    const CONSUMERS: u32 = TILE_M / 64;
-
-    /// Order of the four tiles in a stage, and of the four tensor maps.
-    const A_BIG: u32 = 0;
-    const A_SMALL: u32 = 1;
-    const B_BIG: u32 = 2;
-    const B_SMALL: u32 = 3;
-
-    #[inline(always)]
-    pub unsafe fn body(m: u32, n: u32, k: u32, scale: Scale, maps: *const TensorMap, c: *mut f32) {
-        let t = gpu::thread_idx().x;
-        let base = shared_address(gpu::dynamic_shared::<u8>());
-        let first = base.next_multiple_of(ATOM_BYTES);
-        let tile = |stage: u32, which: u32| first + stage * STAGE_BYTES + which * TILE_BYTES;
-        let ring = Ring::new(first + STAGES * STAGE_BYTES, STAGES);
-        if t == 0 {
-            unsafe { ring.init(CONSUMERS) };
-        }
-        sync_threads();
-
-        let k_tiles = k.div_ceil(TILE_K);
-        let grid = (m.div_ceil(TILE_M), n.div_ceil(TILE_N));
-        let (row0, col0) = tile_origin(gpu::block_idx().x, grid, 1, (TILE_M, TILE_N));
-        let warpgroup = t / WARPGROUP_THREADS;
-        if warpgroup == 0 {
-            set_max_registers_decrease::<40>();
-            if t == 0 {
-                for i in 0..k_tiles {
-                    unsafe {
-                        let s = ring.acquire(i, STAGE_BYTES);
-                        let load =
-                            |which: u32, row: u32| tma::load_2d(tile(s, which), maps.add(which as usize), ring.full(s), i * TILE_K, row);
-                        load(A_BIG, row0);
-                        load(A_SMALL, row0);
-                        load(B_BIG, col0);
-                        load(B_SMALL, col0);
-                    }
-                }
-            }
-            return;
-        }
-        set_max_registers_increase::<232>();
-        let consumer = warpgroup - 1;
-
-        let mut sum = [0.0f32; TILE_N as usize / 2];
-        let mut stage_sum = [0.0f32; TILE_N as usize / 2];
-        for i in 0..k_tiles {
-            let s = unsafe { ring.wait_full(i) };
-            wgmma::fence();
-            for kk in 0..TILE_K / 8 {
-                // Both operands K-major: 8 floats (32 bytes) further along
-                // each row per step; 8-row atoms 1024 bytes apart.
-                let rows = consumer * 64 * SWIZZLE_BYTES + kk * 32;
-                let desc = |which: u32, offset: u32| swizzled_128(tile(s, which) + offset, 16, ATOM_BYTES);
-                let (a_big, a_small) = (desc(A_BIG, rows), desc(A_SMALL, rows));
-                let (b_big, b_small) = (desc(B_BIG, kk * 32), desc(B_SMALL, kk * 32));
-                unsafe {
-                    wgmma::mma_tf32_m64n128k8(&mut stage_sum, a_small, b_big, kk > 0);
-                    wgmma::mma_tf32_m64n128k8(&mut stage_sum, a_big, b_small, true);
-                    wgmma::mma_tf32_m64n128k8(&mut stage_sum, a_big, b_big, true);
-                }
-            }
-            wgmma::commit();
-            wgmma::wait::<0>();
-            wgmma::fence_operands(&mut stage_sum);
-            if t % WARPGROUP_THREADS == 0 {
-                unsafe { ring.release(i) };
-            }
-            for x in 0..sum.len() {
-                sum[x] += stage_sum[x];
-            }
-        }
-        unsafe { store_accumulators(&sum, scale, c, (m, n), (row0 + consumer * 64, col0), t % WARPGROUP_THREADS) };
-    }
 
     /// The body of [`super::sgemm_tf32x3_split_rows`].
     #[inline(always)]
@@ -199,7 +100,7 @@ mod device {
 /// block per 128×128 tile of C, 384 threads.
 #[kernel(sm_90a, bounds(SHAPE.threads(), 1))]
 pub unsafe fn sgemm_tf32x3_wgmma(m: u32, n: u32, k: u32, alpha: f32, maps: *const u64, beta: f32, c: *mut f32) {
-    unsafe { device::body(m, n, k, crate::gemm::hopper::Scale { alpha, beta }, maps.cast(), c) }
+    unsafe { crate::gemm::hopper::tf32x3::body::<false>(m, n, k, crate::gemm::hopper::Scale { alpha, beta }, maps.cast(), c, 0) }
 }
 
 /// Splits a `rows`×`cols` row-major fp32 matrix into TF32 big and small

@@ -12,6 +12,7 @@
 //! - [`stages`]: the BF16 rungs' stages in shared memory and their producer;
 //! - `consumer`: a consumer warpgroup's k-tiles (issue, retire, finish);
 //! - `tile_loop`: the whole kernel of BF16 rungs 2-4 and 9 (K split);
+//! - [`tf32x3`]: the 3xTF32 GEMM of SGEMM rungs 12 and 14;
 //! - [`tma_store`]: a consumer's tile of C stored by TMA (rungs 5 and 6);
 //! - [`cluster`]: block setup and producer of the clustered rungs (6 and 7).
 //!
@@ -23,6 +24,7 @@ pub mod consumer;
 #[cfg(ptx_ladder_hopper)]
 pub mod ring;
 pub mod stages;
+pub mod tf32x3;
 #[cfg(ptx_ladder_hopper)]
 pub mod tile_loop;
 pub mod tma_store;
