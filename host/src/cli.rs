@@ -51,6 +51,9 @@ pub enum Command {
     /// A model's shapes (Llama-3-8B's projections, squares, deep K): the "auto" rung against cuBLAS,
     /// weights read from DRAM
     Sweep(SweepArgs),
+    /// Why shapes matter, drawn from a sweep's JSON without a GPU: rooflines, waves of tiles,
+    /// split K, and the accuracy of deep K
+    Shapes(ShapesArgs),
     /// Which threads of a block form each warp (checked on the GPU when there is one)
     Warps(WarpsArgs),
     /// A warp reading floats at growing strides: 32-byte sectors per request
@@ -266,6 +269,30 @@ pub struct SweepArgs {
     /// Also write a bar chart of % of cuBLAS per shape to this file (its folder must exist)
     #[arg(long, value_name = "PATH")]
     pub svg: Option<PathBuf>,
+}
+
+/// `shapes`: the lesson drawn from a sweep that was already measured.
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Regenerate the book's pictures from the repository root:\n  ptx-ladder shapes --json docs/shapes-h200.json \\\n    --roofline docs/shapes-roofline-h200.svg --waves docs/shapes-waves-h200.svg \\\n    --accuracy docs/shapes-accuracy.svg"
+)]
+pub struct ShapesArgs {
+    /// The sweep to explain: a file written by `ptx-ladder sweep --json` (on an H200)
+    #[arg(long, value_name = "PATH", default_value = ptx_ladder::sweep::lesson::DEFAULT_SWEEP)]
+    pub from: PathBuf,
+    /// Write the roofline (FLOP/byte against TFLOP/s, ours and cuBLAS per shape) to this SVG file
+    #[arg(long, value_name = "PATH")]
+    pub roofline: Option<PathBuf>,
+    /// Write the waves (128x256 tiles against the SMs, with and without split K) to this SVG file
+    #[arg(long, value_name = "PATH")]
+    pub waves: Option<PathBuf>,
+    /// Write the relative error against K (truncating and rounding accumulators, split K,
+    /// promotion; CPU model beside the sweep's measurements) to this SVG file
+    #[arg(long, value_name = "PATH")]
+    pub accuracy: Option<PathBuf>,
+    /// Write every number of the lesson as JSON to this file (the book quotes it)
+    #[arg(long, value_name = "PATH")]
+    pub json: Option<PathBuf>,
 }
 
 /// `sweep --dtype`.

@@ -70,6 +70,7 @@ fn run(command: Command) -> Result<(), Failure> {
         Command::Vecadd(args) => commands::vecadd::run(args),
         Command::Matmul(args) => commands::matmul::run(args),
         Command::Sweep(args) => commands::sweep::run(args),
+        Command::Shapes(args) => commands::shapes::run(args),
         Command::Warps(args) => commands::labs::warps_command(args),
         Command::Coalesce(args) => commands::labs::coalesce_command(args),
         Command::Banks(args) => commands::labs::banks_command(args),

@@ -158,7 +158,7 @@ pub fn split_kernel(dtype: Dtype) -> Option<HopperKernel> {
 }
 
 /// Bytes per element of A and B.
-fn input_bytes(dtype: Dtype) -> f64 {
+pub fn input_bytes(dtype: Dtype) -> f64 {
     match dtype {
         Dtype::F32 => 4.0,
         Dtype::Bf16 => 2.0,

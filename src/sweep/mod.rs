@@ -6,8 +6,11 @@
 //! - [`run`]: cuBLAS and the "auto" rung on every shape, weights read
 //!   from DRAM;
 //! - [`report`]: one row per shape, the geometric mean and the worst
-//!   shape, as a table, JSON and a picture.
+//!   shape, as a table, JSON and a picture;
+//! - [`lesson`]: rooflines, waves and accuracy drawn from a sweep's JSON
+//!   (`ptx-ladder shapes`).
 
+pub mod lesson;
 pub mod report;
 pub mod run;
 pub mod suite;

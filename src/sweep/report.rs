@@ -4,11 +4,11 @@
 
 use super::suite::Shape;
 use crate::matmul::check::gemm_flops;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 
 /// One timed GEMM of a sweep row.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Measured {
     /// The kernel (or library call) that ran.
     pub kernel: String,

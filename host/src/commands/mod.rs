@@ -6,6 +6,7 @@ pub mod labs;
 pub mod matmul;
 pub mod memory;
 pub mod pitfalls;
+pub mod shapes;
 pub mod sweep;
 pub mod vecadd;
 

@@ -1,0 +1,249 @@
+//! Waves: the tiled rung gives each SM one 128×256 tile of C at a time,
+//! and the tile walks all of K. A shape with T tiles on S SMs runs in
+//! `ceil(T / S)` waves, and the last wave costs as much as a full one
+//! however few tiles it holds. At M ≤ 128 a Llama projection has one row
+//! of tiles: 16 of them for `o` and `down`, so 116 of the H200's 132 SMs
+//! idle while 16 walk K alone.
+//!
+//! Split K cuts K into slices, each a work item of its own: T tiles × s
+//! slices fill the SMs, and each walks K / s. The price is the partial
+//! sums: every slice writes its M×N fp32 result, and a reduction reads
+//! them back and adds them.
+
+use super::Sweep;
+use crate::matmul::auto::{Machine, tiled_time};
+use crate::svg::{Anchor, Svg, TextStyle, text_width};
+use serde::Serialize;
+use std::fmt::Write as _;
+
+/// The shallowest slice split K cuts: four of the BF16 rung's 64-deep
+/// k-blocks, so a slice still fills the pipeline that hides its loads.
+pub const MIN_SLICE_K: u32 = 256;
+
+/// One shape's tiles, waves and split.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Waves {
+    pub shape: String,
+    pub m: u32,
+    pub n: u32,
+    pub k: u32,
+    /// 128×256 tiles of C (the auto model's count).
+    pub tiles: u64,
+    pub waves: u64,
+    /// Tiles in the last wave.
+    pub last_wave_tiles: u64,
+    /// Tiles over the SM slots of the waves paid for, percent.
+    pub busy_percent: f64,
+    /// K's slices under split K (1: no split).
+    pub split: u64,
+    pub split_waves: u64,
+    pub split_busy_percent: f64,
+    /// K an SM walks in all: one tile's K per wave.
+    pub depth_per_sm: u64,
+    pub split_depth_per_sm: u64,
+    /// What the busiest SM's walk shrinks by under split K.
+    pub split_speedup: f64,
+    /// Partial sums written and read back by the reduction, MB.
+    pub partial_mb: f64,
+}
+
+/// Slices of K: as many as keep tiles × slices within one wave, and each
+/// slice at least [`MIN_SLICE_K`] deep. A shape with a full wave of tiles
+/// is not split.
+pub fn split(tiles: u64, k: u32, machine: &Machine) -> u64 {
+    let fit = machine.multiprocessors as u64 / tiles.max(1);
+    fit.min((k / MIN_SLICE_K) as u64).max(1)
+}
+
+/// One shape's waves.
+pub fn of_shape(name: &str, size: (u32, u32, u32), machine: &Machine, dtype: crate::matmul::dtype::Dtype) -> Waves {
+    let (m, n, k) = size;
+    let sms = machine.multiprocessors as u64;
+    let (_, tiles) = tiled_time(dtype, size, machine);
+    let waves = tiles.div_ceil(sms);
+    let s = split(tiles, k, machine);
+    let items = tiles * s;
+    let split_waves = items.div_ceil(sms);
+    let depth = waves * k as u64;
+    let split_depth = split_waves * (k as u64).div_ceil(s);
+    Waves {
+        shape: name.to_string(),
+        m,
+        n,
+        k,
+        tiles,
+        waves,
+        last_wave_tiles: tiles - (waves - 1) * sms,
+        busy_percent: 100.0 * tiles as f64 / (waves * sms) as f64,
+        split: s,
+        split_waves,
+        split_busy_percent: 100.0 * items as f64 / (split_waves * sms) as f64,
+        depth_per_sm: depth,
+        split_depth_per_sm: split_depth,
+        split_speedup: depth as f64 / split_depth as f64,
+        partial_mb: if s > 1 { 2.0 * 4.0 * s as f64 * m as f64 * n as f64 / 1e6 } else { 0.0 },
+    }
+}
+
+/// Every shape of the sweep.
+pub fn of_sweep(sweep: &Sweep, machine: &Machine) -> Vec<Waves> {
+    sweep.rows.iter().map(|row| of_shape(&row.shape, row.size(), machine, sweep.dtype)).collect()
+}
+
+/// The waves as a table.
+pub fn table(rows: &[Waves]) -> String {
+    let mut out = format!(
+        "{:<16} {:>6} {:>6} {:>10} {:>6}  {:>6} {:>7} {:>6} {:>11} {:>8}\n",
+        "shape", "tiles", "waves", "last wave", "busy", "split", "busy", "faster", "partials MB", "K per SM"
+    );
+    for w in rows {
+        let _ = writeln!(
+            out,
+            "{:<16} {:>6} {:>6} {:>10} {:>5.0}%  {:>6} {:>6.0}% {:>5.1}x {:>11.1} {:>8}",
+            w.shape,
+            w.tiles,
+            w.waves,
+            w.last_wave_tiles,
+            w.busy_percent,
+            w.split,
+            w.split_busy_percent,
+            w.split_speedup,
+            w.partial_mb,
+            w.split_depth_per_sm
+        );
+    }
+    out
+}
+
+const LABEL_W: f64 = 150.0;
+const BAR_X: f64 = 160.0;
+const BAR_W: f64 = 300.0;
+const ROW_H: f64 = 36.0;
+const TOP: f64 = 92.0;
+/// Colours: the tiles alone, and with K split.
+pub const TILES: &str = "#4c78a8";
+pub const SPLIT: &str = "#f58518";
+
+/// The picture: per shape, the share of the SMs' time its tiles fill in
+/// the waves it pays for, and the same with K split.
+pub fn svg(title: &str, rows: &[Waves], machine: &Machine) -> String {
+    let sms = machine.multiprocessors;
+    let lines: Vec<(String, String)> = rows.iter().map(|w| describe(w, sms)).collect();
+    let longest = lines.iter().flat_map(|(a, b)| [text_width(a, 11.0), text_width(b, 11.0)]).fold(0.0, f64::max);
+    let width = (BAR_X + BAR_W + 12.0 + longest + 16.0).max(text_width(title, 16.0) * 1.1 + 40.0);
+    let bottom = TOP + rows.len() as f64 * ROW_H;
+    let mut svg = Svg::new(width, bottom + 50.0);
+    svg.text(width / 2.0, 26.0, title, TextStyle::new(16.0).anchor(Anchor::Middle).bold());
+    svg.rect(BAR_X, 44.0, 14.0, 10.0, TILES, "none");
+    let tiles_key = format!("128×256 tiles of C, one per SM at a time: their share of the {sms} SMs' time in the waves paid for");
+    svg.text(BAR_X + 20.0, 53.0, &tiles_key, TextStyle::new(12.0));
+    svg.rect(BAR_X, 62.0, 14.0, 10.0, SPLIT, "none");
+    let split_key = format!("K split into slices (at least {MIN_SLICE_K} deep) until tiles × slices fill one wave");
+    svg.text(BAR_X + 20.0, 71.0, &split_key, TextStyle::new(12.0));
+    for (i, (w, (first, second))) in rows.iter().zip(&lines).enumerate() {
+        let y = TOP + i as f64 * ROW_H;
+        svg.text(LABEL_W, y + 17.0, &w.shape, TextStyle::new(12.0).anchor(Anchor::End));
+        svg.rect(BAR_X, y + 4.0, BAR_W, 26.0, "#f0f0f0", "none");
+        svg.rect(BAR_X, y + 4.0, BAR_W * w.busy_percent / 100.0, 13.0, TILES, "none");
+        svg.rect(BAR_X, y + 19.0, BAR_W * w.split_busy_percent / 100.0, 9.0, SPLIT, "none");
+        svg.text(BAR_X + BAR_W + 12.0, y + 14.0, first, TextStyle::new(11.0));
+        svg.text(BAR_X + BAR_W + 12.0, y + 28.0, second, TextStyle::new(11.0).fill("#8a4b00"));
+    }
+    for percent in [0.0, 25.0, 50.0, 75.0, 100.0] {
+        let x = BAR_X + BAR_W * percent / 100.0;
+        svg.line(x, bottom + 2.0, x, bottom + 7.0, "#444", 1.0);
+        svg.text(x, bottom + 20.0, &format!("{percent:.0}%"), TextStyle::new(11.0).anchor(Anchor::Middle));
+    }
+    svg.line(BAR_X, bottom + 2.0, BAR_X + BAR_W, bottom + 2.0, "#444", 1.0);
+    svg.text(BAR_X + BAR_W / 2.0, bottom + 40.0, "SM time busy", TextStyle::new(12.0).anchor(Anchor::Middle));
+    svg.finish()
+}
+
+/// The two lines beside a shape's bars.
+fn describe(w: &Waves, sms: u32) -> (String, String) {
+    let tiles = if w.tiles == 1 { "1 tile".to_string() } else { format!("{} tiles", w.tiles) };
+    let first = if w.waves == 1 {
+        format!("{tiles}: 1 wave, {} of {sms} SMs busy; each walks all of K = {}", w.last_wave_tiles, w.k)
+    } else {
+        format!("{tiles}: {} waves, the last with {} of {sms} SMs; the busiest SM walks {} × K", w.waves, w.last_wave_tiles, w.waves)
+    };
+    let second = if w.split > 1 {
+        format!(
+            "split K ×{}: {} items, {:.0}% busy, {} of K per SM ({:.1}x less), +{:.1} MB of partial sums",
+            w.split,
+            w.tiles * w.split,
+            w.split_busy_percent,
+            w.split_depth_per_sm,
+            w.split_speedup,
+            w.partial_mb
+        )
+    } else {
+        "no split: the tiles already fill a wave".to_string()
+    };
+    (first, second)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{attribute, h200};
+    use super::*;
+    use crate::matmul::dtype::Dtype;
+    use crate::svg::tests::assert_well_formed;
+
+    fn waves(size: (u32, u32, u32)) -> Waves {
+        of_shape("s", size, &Machine::H200, Dtype::Bf16)
+    }
+
+    #[test]
+    fn few_tiles_leave_sms_idle_until_k_is_split() {
+        // down at M = 128: one row of 16 tiles on 132 SMs.
+        let down = waves((128, 4096, 14336));
+        assert_eq!((down.tiles, down.waves, down.last_wave_tiles), (16, 1, 16));
+        assert!((down.busy_percent - 100.0 * 16.0 / 132.0).abs() < 1e-9);
+        // Eight slices of 1792: 128 items, each SM walks an eighth of K;
+        // 8 slices of 128 x 4096 fp32, written and read: 33.6 MB.
+        assert_eq!((down.split, down.split_waves, down.split_depth_per_sm), (8, 1, 1792));
+        assert!((down.split_speedup - 8.0).abs() < 1e-9 && (down.partial_mb - 33.55).abs() < 0.01, "{down:?}");
+        // One tile of 64 x 64 x 65536: a slice for every SM.
+        let deep = waves((64, 64, 65536));
+        assert_eq!((deep.tiles, deep.split, deep.split_depth_per_sm), (1, 132, 497));
+        // A shallow K is not cut below the minimum slice.
+        assert_eq!(waves((16, 256, 512)).split, 2);
+    }
+
+    #[test]
+    fn a_last_wave_with_few_tiles_costs_a_whole_wave() {
+        // gate_up at M = 8192: 64 x 112 tiles, 54 full waves and 40 more.
+        let gate_up = waves((8192, 28672, 4096));
+        assert_eq!((gate_up.tiles, gate_up.waves, gate_up.last_wave_tiles, gate_up.split), (7168, 55, 40, 1));
+        assert!((gate_up.busy_percent - 98.7).abs() < 0.1);
+        // qkv at M = 1024: 192 tiles, a second wave 60 tiles full.
+        let qkv = waves((1024, 6144, 4096));
+        assert_eq!((qkv.waves, qkv.last_wave_tiles, qkv.split), (2, 60, 1));
+        assert_eq!((qkv.partial_mb, qkv.split_speedup), (0.0, 1.0));
+    }
+
+    /// Each bar is as long as its busy share, on both rows.
+    #[test]
+    fn the_bars_follow_the_busy_shares() {
+        let rows = of_sweep(&h200(), &Machine::H200);
+        let doc = svg("waves", &rows, &Machine::H200);
+        assert_well_formed(&doc);
+        let widths = |colour: &str| -> Vec<f64> {
+            doc.lines()
+                .filter(|l| l.starts_with("<rect") && l.contains(&format!("fill=\"{colour}\"")))
+                .map(|l| attribute(l, "width"))
+                .collect()
+        };
+        // The first of each colour is the key.
+        let (tiles, split) = (widths(TILES), widths(SPLIT));
+        assert_eq!((tiles.len(), split.len()), (rows.len() + 1, rows.len() + 1));
+        for (w, (&t, &s)) in rows.iter().zip(tiles[1..].iter().zip(&split[1..])) {
+            assert!((t - BAR_W * w.busy_percent / 100.0).abs() < 0.01, "{}", w.shape);
+            assert!((s - BAR_W * w.split_busy_percent / 100.0).abs() < 0.01, "{}", w.shape);
+        }
+        assert!(doc.contains("16 tiles: 1 wave, 16 of 132 SMs busy; each walks all of K = 14336"), "{doc}");
+        assert!(doc.contains("7168 tiles: 55 waves, the last with 40 of 132 SMs; the busiest SM walks 55 × K"), "{doc}");
+        assert!(doc.contains("split K ×8: 128 items, 97% busy, 1792 of K per SM (8.0x less), +33.6 MB of partial sums"));
+    }
+}
