@@ -144,16 +144,16 @@ pub struct Choice {
     /// None where the tiled rung cannot run (not Hopper, or a shape its
     /// TMA copies cannot take).
     pub tiled_seconds: Option<f64>,
-    /// None where the ladder has no split-K rung or it cannot run.
+    /// None where the split-K rung cannot run (as the tiled rung).
     pub split_seconds: Option<f64>,
     pub why: String,
 }
 
-/// The ladder's split-K rung, if it has one.
-pub fn split_kernel(dtype: Dtype) -> Option<HopperKernel> {
+/// The ladder's split-K rung: BF16 rung 9, SGEMM rung 14.
+pub fn split_kernel(dtype: Dtype) -> HopperKernel {
     match dtype {
-        Dtype::Bf16 => Some(kernels_gpu::bf16::r09_split_k::SPLIT_K),
-        Dtype::F32 => Some(kernels_gpu::sgemm::r14_tf32x3_split_k::SPLIT_K),
+        Dtype::Bf16 => kernels_gpu::bf16::r09_split_k::SPLIT_K,
+        Dtype::F32 => kernels_gpu::sgemm::r14_tf32x3_split_k::SPLIT_K,
     }
 }
 
@@ -273,25 +273,21 @@ pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tensor_cores: 
         };
     }
     let (tiled_seconds, tiles) = tiled_time(dtype, size, gpu);
-    let split = split_kernel(dtype).map(|kernel| {
-        let (seconds, slices) = split_time(dtype, size, gpu, &kernel);
-        (seconds, slices, slices.k_tiles * kernel.tiling.tiling.tile_k)
-    });
+    let kernel = split_kernel(dtype);
+    let (split_seconds, slices) = split_time(dtype, size, gpu, &kernel);
     let busy = 100.0 * tiles.min(gpu.multiprocessors as u64) as f64 / gpu.multiprocessors as f64;
     let waves = format!("{tiles} tiles on {} SMs ({busy:.0}% busy)", gpu.multiprocessors);
     let mut candidates =
         vec![(Pick::SmallM(plan), small_m_seconds, small_m_why), (Pick::Tiled, tiled_seconds, "tensor-core tiles".to_string())];
-    if let Some((seconds, slices, slice_k)) = split {
-        let why = match slices.count {
-            1 => "tensor-core tiles of the split-K rung, K whole".to_string(),
-            count => format!("tensor-core tiles, K in {count} slices of {slice_k}"),
-        };
-        candidates.push((Pick::SplitK(slices), seconds, why));
-    }
+    let split_why = match slices.count {
+        1 => "tensor-core tiles of the split-K rung, K whole".to_string(),
+        count => format!("tensor-core tiles, K in {count} slices of {}", slices.k_tiles * kernel.tiling.tiling.tile_k),
+    };
+    candidates.push((Pick::SplitK(slices), split_seconds, split_why));
     let predicted: Vec<String> = candidates.iter().map(|(pick, seconds, _)| format!("{} {:.0}", short_name(pick), seconds * 1e6)).collect();
     let (pick, _, chosen) = candidates.into_iter().min_by(|a, b| a.1.total_cmp(&b.1)).expect("candidates");
     let why = format!("{roofline}; {waves}; predicted us: {}: {chosen}", predicted.join(", "));
-    Choice { pick, small_m_seconds, tiled_seconds: Some(tiled_seconds), split_seconds: split.map(|s| s.0), why }
+    Choice { pick, small_m_seconds, tiled_seconds: Some(tiled_seconds), split_seconds: Some(split_seconds), why }
 }
 
 /// A candidate's name in the reason.

@@ -25,8 +25,8 @@ pub trait SmallMElement: Element {
     fn kernel(rows: u32) -> Kernel<Params<Self::Bits>>;
     /// The rung "auto" weighs against the small-M kernel.
     fn tiled() -> &'static dyn RungKernel<Self>;
-    /// The ladder's split-K rung ([`auto::split_kernel`]), where it has one.
-    fn split() -> Option<&'static dyn RungKernel<Self>>;
+    /// The ladder's split-K rung ([`auto::split_kernel`]).
+    fn split() -> &'static dyn RungKernel<Self>;
     /// The type's whole ladder.
     fn ladder() -> Ladder<Self>;
 }
@@ -44,8 +44,8 @@ impl SmallMElement for f32 {
         &kernels_gpu::sgemm::r12_tf32x3_wgmma::KERNEL
     }
 
-    fn split() -> Option<&'static dyn RungKernel<f32>> {
-        Some(&kernels_gpu::sgemm::r14_tf32x3_split_k::SPLIT_K)
+    fn split() -> &'static dyn RungKernel<f32> {
+        &kernels_gpu::sgemm::r14_tf32x3_split_k::SPLIT_K
     }
 
     /// Rung 8 at its first tile shape: the sweep is about shapes, not tuning.
@@ -67,8 +67,8 @@ impl SmallMElement for bf16 {
         &kernels_gpu::bf16::r07_wgmma_deferred::DEFERRED
     }
 
-    fn split() -> Option<&'static dyn RungKernel<bf16>> {
-        Some(&kernels_gpu::bf16::r09_split_k::SPLIT_K)
+    fn split() -> &'static dyn RungKernel<bf16> {
+        &kernels_gpu::bf16::r09_split_k::SPLIT_K
     }
 
     fn ladder() -> Ladder<bf16> {
@@ -164,7 +164,7 @@ impl AutoRung {
         let kernel: &'static dyn RungKernel<E> = match choice.pick {
             Pick::SmallM(_) => &SmallMRung,
             Pick::Tiled => E::tiled(),
-            Pick::SplitK(_) => E::split().expect("the model picks split-K only for a ladder that has it"),
+            Pick::SplitK(_) => E::split(),
         };
         (kernel, choice)
     }
@@ -214,8 +214,7 @@ mod tests {
     /// "auto" models the split-K rung that `SmallMElement::split` runs.
     #[test]
     fn the_modelled_split_k_rung_is_the_one_run() {
-        let run = |split: Option<&'static dyn RungKernel<bf16>>| split.map(|k| k.name());
-        assert_eq!(run(<bf16 as SmallMElement>::split()), auto::split_kernel(bf16::DTYPE).map(|k| k.name()));
-        assert_eq!(<f32 as SmallMElement>::split().map(|k| k.name()), auto::split_kernel(f32::DTYPE).map(|k| k.name()));
+        assert_eq!(<bf16 as SmallMElement>::split().name(), auto::split_kernel(bf16::DTYPE).name());
+        assert_eq!(<f32 as SmallMElement>::split().name(), auto::split_kernel(f32::DTYPE).name());
     }
 }

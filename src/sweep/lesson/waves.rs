@@ -11,14 +11,10 @@
 //! them back and adds them.
 
 use super::Sweep;
-use crate::matmul::auto::{Machine, tiled_time};
+use crate::matmul::auto::{Machine, split_kernel, tiled_time};
 use crate::svg::{Anchor, Svg, TextStyle, text_width};
 use serde::Serialize;
 use std::fmt::Write as _;
-
-/// The shallowest slice split K cuts: four of the BF16 rung's 64-deep
-/// k-blocks, so a slice still fills the pipeline that hides its loads.
-pub const MIN_SLICE_K: u32 = 256;
 
 /// One shape's tiles, waves and split.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -47,25 +43,21 @@ pub struct Waves {
     pub partial_mb: f64,
 }
 
-/// Slices of K: as many as keep tiles × slices within one wave, and each
-/// slice at least [`MIN_SLICE_K`] deep. A shape with a full wave of tiles
-/// is not split.
-pub fn split(tiles: u64, k: u32, machine: &Machine) -> u64 {
-    let fit = machine.multiprocessors as u64 / tiles.max(1);
-    fit.min((k / MIN_SLICE_K) as u64).max(1)
-}
-
 /// One shape's waves.
 pub fn of_shape(name: &str, size: (u32, u32, u32), machine: &Machine, dtype: crate::matmul::dtype::Dtype) -> Waves {
     let (m, n, k) = size;
     let sms = machine.multiprocessors as u64;
     let (_, tiles) = tiled_time(dtype, size, machine);
     let waves = tiles.div_ceil(sms);
-    let s = split(tiles, k, machine);
-    let items = tiles * s;
+    // The split-K rung's own cut (KSlices::plan), over its own tiles.
+    let split_rung = split_kernel(dtype);
+    let slices = split_rung.slices(size, machine.multiprocessors);
+    let split_tiles = split_rung.tiling.tiles(m, n) as u64;
+    let s = slices.count as u64;
+    let items = split_tiles * s;
     let split_waves = items.div_ceil(sms);
     let depth = waves * k as u64;
-    let split_depth = split_waves * (k as u64).div_ceil(s);
+    let split_depth = split_waves * (k as u64).min((slices.k_tiles * split_rung.tiling.tiling.tile_k) as u64);
     Waves {
         shape: name.to_string(),
         m,
@@ -138,7 +130,8 @@ pub fn svg(title: &str, rows: &[Waves], machine: &Machine) -> String {
     let tiles_key = format!("128×256 tiles of C, one per SM at a time: their share of the {sms} SMs' time in the waves paid for");
     svg.text(BAR_X + 20.0, 53.0, &tiles_key, TextStyle::new(12.0));
     svg.rect(BAR_X, 62.0, 14.0, 10.0, SPLIT, "none");
-    let split_key = format!("K split into slices (at least {MIN_SLICE_K} deep) until tiles × slices fill one wave");
+    let split_key =
+        "K split into slices by the split-K rung's plan: as many as fill the idle SMs, weighed against partial sums".to_string();
     svg.text(BAR_X + 20.0, 71.0, &split_key, TextStyle::new(12.0));
     for (i, (w, (first, second))) in rows.iter().zip(&lines).enumerate() {
         let y = TOP + i as f64 * ROW_H;
@@ -204,10 +197,10 @@ mod tests {
         // 8 slices of 128 x 4096 fp32, written and read: 33.6 MB.
         assert_eq!((down.split, down.split_waves, down.split_depth_per_sm), (8, 1, 1792));
         assert!((down.split_speedup - 8.0).abs() < 1e-9 && (down.partial_mb - 33.55).abs() < 0.01, "{down:?}");
-        // One tile of 64 x 64 x 65536: a slice for every SM.
+        // One tile of 64 x 64 x 65536: 128 slices of 512.
         let deep = waves((64, 64, 65536));
-        assert_eq!((deep.tiles, deep.split, deep.split_depth_per_sm), (1, 132, 497));
-        // A shallow K is not cut below the minimum slice.
+        assert_eq!((deep.tiles, deep.split, deep.split_depth_per_sm), (1, 128, 512));
+        // A shallow K is not cut below the minimum slice of 4 k-tiles.
         assert_eq!(waves((16, 256, 512)).split, 2);
     }
 
