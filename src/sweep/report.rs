@@ -21,7 +21,7 @@ pub struct Measured {
 }
 
 /// One shape of a sweep.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SweepRow {
     pub shape: String,
     pub m: u32,

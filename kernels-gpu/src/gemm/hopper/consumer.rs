@@ -7,7 +7,7 @@ use super::ring::Ring;
 use super::stages::{B_BOX_BYTES, Stages, TILING};
 use crate::gpu;
 use crate::gpu::hopper::descriptor::{ATOM_BYTES, SWIZZLE_BYTES, swizzled_128};
-use crate::gpu::hopper::{WARPGROUP_THREADS, wgmma};
+use crate::gpu::hopper::{WARPGROUP_THREADS, sync_named, wgmma};
 
 const TILE_N: u32 = TILING.tile_n;
 const TILE_K: u32 = TILING.tile_k;
@@ -66,12 +66,18 @@ pub unsafe fn mainloop(
     acc
 }
 
-/// `k_steps` k-tiles for a warpgroup with no rows to compute (all below
-/// M): its leader waits for each stage to land and hands it straight back,
-/// so the producer's count of releases stays right; `*i` advances past
-/// them in every thread.
+/// `k_steps` k-tiles for warpgroup `consumer` when it has no rows to
+/// compute (all below M): its leader waits for each stage to land and
+/// hands it straight back, so the producer's count of releases stays
+/// right; `*i` advances past them in every thread.
+///
+/// The warpgroup then waits for its leader (named barrier `1 +
+/// consumer`): otherwise its other threads would run on into the next
+/// unit and wait on a stage's barrier while the leader is still handing
+/// back an earlier use of it. A parity wait cannot tell those uses apart,
+/// and the next unit's wgmmas need the whole warpgroup anyway.
 #[inline(always)]
-pub unsafe fn drain(ring: &Ring, i: &mut u32, k_steps: u32) {
+pub unsafe fn drain(ring: &Ring, consumer: u32, i: &mut u32, k_steps: u32) {
     if gpu::thread_idx().x % WARPGROUP_THREADS == 0 {
         for j in *i..*i + k_steps {
             unsafe {
@@ -81,4 +87,5 @@ pub unsafe fn drain(ring: &Ring, i: &mut u32, k_steps: u32) {
         }
     }
     *i += k_steps;
+    sync_named(1 + consumer, WARPGROUP_THREADS);
 }

@@ -97,7 +97,7 @@ pub unsafe fn body<const SPECIALIZED: bool, const GROUP_M: u32, const SPLIT: boo
         let (row0, col0) = origin(tile);
         let rows = row0 + consumer * 64;
         if SPLIT && rows >= m {
-            unsafe { drain(&ring, &mut i, k_end - k_begin) };
+            unsafe { drain(&ring, consumer, &mut i, k_end - k_begin) };
         } else {
             let refill = |kt: u32, i: u32| {
                 if !SPECIALIZED && t == 0 && kt + STAGES < k_tiles {
