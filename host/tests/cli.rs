@@ -40,8 +40,22 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-const COMMANDS: [&str; 13] =
-    ["info", "vecadd", "matmul", "sweep", "warps", "coalesce", "banks", "divergence", "reduce", "memory", "occupancy", "tour", "exercise"];
+const COMMANDS: [&str; 14] = [
+    "info",
+    "vecadd",
+    "matmul",
+    "sweep",
+    "warps",
+    "coalesce",
+    "banks",
+    "divergence",
+    "reduce",
+    "memory",
+    "occupancy",
+    "tour",
+    "exercise",
+    "shapes",
+];
 
 #[test]
 fn every_help_form_works() {
