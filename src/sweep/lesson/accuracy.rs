@@ -15,7 +15,7 @@
 //! sweep (`Bf16Problem::random`), and measures their error with the
 //! sweep's checker ([`crate::matmul::check::verdict`]).
 
-use super::{LogAxis, SweepRow, power_label, timed};
+use super::{LogAxis, SweepRow, log_grid, timed};
 use crate::matmul::bf16::problem::Bf16Problem;
 use crate::matmul::check::{Problem, reference, verdict};
 use crate::svg::{self, Anchor, Svg, TextStyle};
@@ -199,16 +199,7 @@ pub fn svg(title: &str, curves: &Curves) -> String {
     let y = LogAxis::around(10.0, all_errors, TOP + PLOT_H, TOP);
     let mut svg = Svg::new(WIDTH, HEIGHT);
     svg.text(WIDTH / 2.0, 26.0, title, TextStyle::new(16.0).anchor(Anchor::Middle).bold());
-    for v in x.powers() {
-        svg.line(x.at(v), TOP, x.at(v), TOP + PLOT_H, "#e4e4e4", 1.0);
-        svg.text(x.at(v), TOP + PLOT_H + 18.0, &power_label(v), TextStyle::new(11.0).anchor(Anchor::Middle));
-    }
-    for v in y.powers() {
-        svg.line(LEFT, y.at(v), LEFT + PLOT_W, y.at(v), "#e4e4e4", 1.0);
-        svg.text(LEFT - 8.0, y.at(v) + 4.0, &power_label(v), TextStyle::new(11.0).anchor(Anchor::End));
-    }
-    svg.line(LEFT, TOP + PLOT_H, LEFT + PLOT_W, TOP + PLOT_H, "#444", 1.0);
-    svg.line(LEFT, TOP, LEFT, TOP + PLOT_H, "#444", 1.0);
+    log_grid(&mut svg, &x, &y, (LEFT, TOP, PLOT_W, PLOT_H));
     svg.text(LEFT + PLOT_W / 2.0, TOP + PLOT_H + 42.0, "K (terms summed per element of C)", TextStyle::new(12.0).anchor(Anchor::Middle));
     svg.text(LEFT, TOP - 12.0, "relative error ||C - exact|| / ||exact||", TextStyle::new(12.0));
 

@@ -197,6 +197,23 @@ impl LogAxis {
     }
 }
 
+/// A log-log plot's frame: a light grid line and a label at every power of
+/// each axis, and the two axes, for a plot `width`×`height` whose top-left
+/// corner is (`left`, `top`).
+fn log_grid(svg: &mut crate::svg::Svg, x: &LogAxis, y: &LogAxis, (left, top, width, height): (f64, f64, f64, f64)) {
+    use crate::svg::{Anchor, TextStyle};
+    for v in x.powers() {
+        svg.line(x.at(v), top, x.at(v), top + height, "#e4e4e4", 1.0);
+        svg.text(x.at(v), top + height + 18.0, &power_label(v), TextStyle::new(11.0).anchor(Anchor::Middle));
+    }
+    for v in y.powers() {
+        svg.line(left, y.at(v), left + width, y.at(v), "#e4e4e4", 1.0);
+        svg.text(left - 8.0, y.at(v) + 4.0, &power_label(v), TextStyle::new(11.0).anchor(Anchor::End));
+    }
+    svg.line(left, top + height, left + width, top + height, "#444", 1.0);
+    svg.line(left, top, left, top + height, "#444", 1.0);
+}
+
 /// A tick label for a power of ten or two: plain digits up to 100000,
 /// else `1e-6` style.
 fn power_label(v: f64) -> String {

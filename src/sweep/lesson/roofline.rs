@@ -6,7 +6,7 @@
 //! is read for two FLOPs, about one FLOP per byte of bf16; a square 4096³
 //! does over a thousand.
 
-use super::{LogAxis, Placed, Sweep, power_label, timed};
+use super::{LogAxis, Placed, Sweep, log_grid, timed};
 use crate::matmul::auto::{Machine, input_bytes, intensity, min_bytes};
 use crate::matmul::check::gemm_flops;
 use crate::svg::{Anchor, Svg, TextStyle, text_width};
@@ -128,16 +128,7 @@ pub fn svg(title: &str, points: &[Point], machine: &Machine) -> String {
     let (x, y) = axes(points, machine);
     let mut svg = Svg::new(WIDTH, HEIGHT);
     svg.text(WIDTH / 2.0, 26.0, title, TextStyle::new(16.0).anchor(Anchor::Middle).bold());
-    for v in x.powers() {
-        svg.line(x.at(v), TOP, x.at(v), TOP + PLOT_H, "#e4e4e4", 1.0);
-        svg.text(x.at(v), TOP + PLOT_H + 18.0, &power_label(v), TextStyle::new(11.0).anchor(Anchor::Middle));
-    }
-    for v in y.powers() {
-        svg.line(LEFT, y.at(v), LEFT + PLOT_W, y.at(v), "#e4e4e4", 1.0);
-        svg.text(LEFT - 8.0, y.at(v) + 4.0, &power_label(v), TextStyle::new(11.0).anchor(Anchor::End));
-    }
-    svg.line(LEFT, TOP + PLOT_H, LEFT + PLOT_W, TOP + PLOT_H, "#444", 1.0);
-    svg.line(LEFT, TOP, LEFT, TOP + PLOT_H, "#444", 1.0);
+    log_grid(&mut svg, &x, &y, (LEFT, TOP, PLOT_W, PLOT_H));
     let x_label = "FLOPs per byte of the minimum traffic (A and B read once, C written once)";
     svg.text(LEFT + PLOT_W / 2.0, TOP + PLOT_H + 42.0, x_label, TextStyle::new(12.0).anchor(Anchor::Middle));
     svg.text(LEFT, TOP - 12.0, "TFLOP/s reached", TextStyle::new(12.0).anchor(Anchor::Middle));
