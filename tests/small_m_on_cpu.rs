@@ -148,3 +148,40 @@ fn plans_fill_the_gpu_and_cover_k() {
     assert!(narrow.launch(64, 64).grid.volume() >= 4 * 132 - 4 * 16, "{narrow:?}");
     assert_eq!(SmallMPlan::new((5, 100, 1), 132, 4).rows, 8);
 }
+
+/// `sum_slices` on the emulator against the order it documents: lane `y`
+/// adds slices `y, y + lanes, …`, then the lanes are added in order. The
+/// result must be those bits exactly (the same partials give the same C
+/// on every run), for lengths that are and are not multiples of 4 (the
+/// 16-byte path and the element path) and slice counts that use 1, 2 and
+/// 32 lanes; with beta, C is read and scaled.
+#[test]
+fn sum_slices_adds_in_its_documented_order() {
+    for (len, slices) in [(1u32, 1u32), (7, 5), (8, 5), (4097, 3), (4096, 128), (603, 40)] {
+        for (alpha, beta) in [(1.0f32, 0.0f32), (-0.5, 2.0)] {
+            let partial: Vec<f32> = (0..len * slices).map(|i| ((i * 2654435761u32) >> 8) as f32 * 1e-7 - 0.4).collect();
+            let old: Vec<f32> = (0..len).map(|i| i as f32 * 0.25 - 3.0).collect();
+            let lanes = split_k::sum_lanes(slices);
+            let expected: Vec<f32> = (0..len as usize)
+                .map(|i| {
+                    let lane_sums = (0..lanes)
+                        .map(|l| (l..slices).step_by(lanes as usize).fold(0.0f32, |s, j| s + partial[j as usize * len as usize + i]));
+                    let total = lane_sums.fold(0.0f32, |t, s| t + s);
+                    if beta == 0.0 { alpha * total } else { alpha * total + beta * old[i] }
+                })
+                .collect();
+            let mut p = AlignedBuffer::from_slice(&partial);
+            let start = if beta == 0.0 { vec![f32::NAN; len as usize] } else { old.clone() };
+            let mut out = AlignedBuffer::from_slice(&start);
+            let (pp, o) = (p.as_mut_ptr() as usize, out.as_mut_ptr() as usize);
+            let buffers = [("partial", pp, 4 * partial.len()), ("c", o, 4 * len as usize)];
+            run("sum_slices", split_k::sum_launch(len, slices), &buffers, || unsafe {
+                split_k::sum_slices(len, slices, pp as *const f32, alpha, beta, o as *mut f32)
+            });
+            let got = out.as_slice();
+            for i in 0..len as usize {
+                assert_eq!(got[i].to_bits(), expected[i].to_bits(), "element {i} of {len} with {slices} slices, beta {beta}");
+            }
+        }
+    }
+}
