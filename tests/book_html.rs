@@ -98,7 +98,24 @@ fn resolve(from: &str, target: &str) -> Option<String> {
     Some(parts.join("/"))
 }
 
-/// A built site: its pages by path, and every file (pages included).
+/// Where the book links `cargo doc`'s pages: `api/kernels_gpu/gpu/fn.load.html`
+/// is `target/doc/kernels_gpu/gpu/fn.load.html`. A published book copies
+/// `target/doc` there; the built one links to it.
+const API: &str = "api/";
+
+/// A local reference of a page, resolved against the site.
+struct Reference {
+    /// The page it is on.
+    page: String,
+    /// As written: `img src="../docs/memory-h200.svg"`.
+    written: String,
+    /// The site path it names (`docs/memory-h200.svg`) and its fragment.
+    path: String,
+    fragment: String,
+}
+
+/// A built site: its pages by path, and every file (pages included), not
+/// counting the API pages.
 #[derive(Default)]
 struct Site {
     pages: BTreeMap<String, Page>,
@@ -112,6 +129,9 @@ impl Site {
         while let Some(folder) = folders.pop() {
             for entry in std::fs::read_dir(&folder).unwrap_or_else(|e| panic!("{}: {e}", folder.display())) {
                 let path = entry.expect("a folder entry").path();
+                if path == root.join(API.trim_end_matches('/')) {
+                    continue;
+                }
                 if path.is_dir() {
                     folders.push(path);
                     continue;
@@ -127,36 +147,77 @@ impl Site {
         site
     }
 
-    /// One line for each reference of each page that names no file, or a
-    /// fragment that the page it names lacks.
-    fn errors(&self) -> Vec<String> {
-        let mut errors = Vec::new();
+    /// Every local reference of every page, resolved, or an error for one
+    /// that climbs out of the site.
+    fn references(&self) -> Vec<Result<Reference, String>> {
+        let mut references = Vec::new();
         for (name, page) in &self.pages {
             for (what, target) in &page.references {
                 let (path, fragment) = target.split_once('#').unwrap_or((target, ""));
                 let path = path.split_once('?').map_or(path, |(p, _)| p);
                 let resolved = if path.is_empty() { Some(name.clone()) } else { resolve(name, &percent_decode(path)) };
-                let Some(mut resolved) = resolved else {
-                    errors.push(format!("{name}: {what}=\"{target}\" leaves the book"));
+                let written = format!("{what}=\"{target}\"");
+                references.push(match resolved {
+                    Some(path) => Ok(Reference { page: name.clone(), written, path, fragment: percent_decode(fragment) }),
+                    None => Err(format!("{name}: {written} leaves the book")),
+                });
+            }
+        }
+        references
+    }
+
+    /// One line for each reference of each page that names no file, or a
+    /// fragment that the page it names lacks. References to API pages are
+    /// left to [`api_errors`].
+    fn errors(&self) -> Vec<String> {
+        let mut errors = Vec::new();
+        for reference in self.references() {
+            let Reference { page, written, path: mut resolved, fragment } = match reference {
+                Ok(reference) if !reference.path.starts_with(API) => reference,
+                Ok(_) => continue,
+                Err(e) => {
+                    errors.push(e);
                     continue;
-                };
-                // A folder's page is its index.html, as a web server serves it.
-                let index = if resolved.is_empty() { "index.html".to_string() } else { format!("{resolved}/index.html") };
-                if !self.files.contains(&resolved) && self.files.contains(&index) {
-                    resolved = index;
                 }
-                if !self.files.contains(&resolved) {
-                    errors.push(format!("{name}: {what}=\"{target}\": no file {resolved} in the book"));
-                } else if let Some(linked) = self.pages.get(&resolved)
-                    && !fragment.is_empty()
-                    && !linked.ids.contains(&percent_decode(fragment))
-                {
-                    errors.push(format!("{name}: {what}=\"{target}\": {resolved} has no id \"{fragment}\""));
-                }
+            };
+            // A folder's page is its index.html, as a web server serves it.
+            let index = if resolved.is_empty() { "index.html".to_string() } else { format!("{resolved}/index.html") };
+            if !self.files.contains(&resolved) && self.files.contains(&index) {
+                resolved = index;
+            }
+            if !self.files.contains(&resolved) {
+                errors.push(format!("{page}: {written}: no file {resolved} in the book"));
+            } else if let Some(linked) = self.pages.get(&resolved)
+                && !fragment.is_empty()
+                && !linked.ids.contains(&fragment)
+            {
+                errors.push(format!("{page}: {written}: {resolved} has no id \"{fragment}\""));
             }
         }
         errors
     }
+
+    /// The references to API pages.
+    fn api_references(&self) -> Vec<Reference> {
+        self.references().into_iter().flatten().filter(|r| r.path.starts_with(API)).collect()
+    }
+}
+
+/// One line for each API reference whose page `cargo doc` did not write to
+/// `doc` (its `target/doc`), or whose fragment that page lacks.
+fn api_errors(references: &[Reference], doc: &Path) -> Vec<String> {
+    let mut errors = Vec::new();
+    for Reference { page, written, path, fragment } in references {
+        let file = doc.join(&path[API.len()..]);
+        match std::fs::read_to_string(&file) {
+            Err(_) => errors.push(format!("{page}: {written}: cargo doc wrote no {}", file.display())),
+            Ok(html) if !fragment.is_empty() && !parse_page(&html).ids.contains(fragment) => {
+                errors.push(format!("{page}: {written}: {} has no id \"{fragment}\"", file.display()))
+            }
+            Ok(_) => {}
+        }
+    }
+    errors
 }
 
 #[test]
@@ -168,6 +229,22 @@ fn the_book_builds_without_warnings_and_every_link_picture_and_anchor_resolves()
     assert!(missing.is_empty(), "chapters without a page in {}: {missing:?}", built.dir.display());
     let errors = site.errors();
     assert!(errors.is_empty(), "{} broken references in {}:\n{}", errors.len(), built.dir.display(), errors.join("\n"));
+}
+
+#[test]
+#[ignore = "needs cargo doc's pages in target/doc"]
+fn the_books_api_links_name_pages_that_cargo_doc_wrote() {
+    let built = book_build::build().unwrap_or_else(|problems| panic!("the book does not build cleanly:\n{problems}"));
+    let doc = built.dir.parent().expect("target/book is in the target folder").join("doc");
+    assert!(
+        doc.join("kernels_gpu/index.html").is_file(),
+        "no API pages in {}: run `cargo doc --no-deps --workspace` first (.ci/run does)",
+        doc.display()
+    );
+    let references = Site::read(&built.dir).api_references();
+    assert!(references.len() >= 5, "the book's API links were found: {}", references.len());
+    let errors = api_errors(&references, &doc);
+    assert!(errors.is_empty(), "{} broken API links:\n{}", errors.len(), errors.join("\n"));
 }
 
 /// A site of the given pages and other files.
@@ -199,4 +276,25 @@ fn a_broken_link_anchor_or_picture_fails() {
         let errors = site(&[("sgemm/r01.html", &broken), ("index.html", index)], &files).errors();
         assert!(errors.len() == 1 && errors[0].contains(expected), "expected one error with {expected:?}, got {errors:?}");
     }
+}
+
+#[test]
+fn an_api_link_is_checked_against_cargo_docs_pages() {
+    let chapter = r#"<a href="../api/kernels_gpu/gpu/fn.load.html#safety">gpu::load</a>
+        <a href="../api/kernels_gpu/gpu/fn.store.html">gpu::store</a>"#;
+    let site = site(&[("concepts/pitfalls.html", chapter)], &[]);
+    assert_eq!(site.errors(), Vec::<String>::new(), "API links are not the book's files");
+    let references = site.api_references();
+    assert_eq!(references.len(), 2);
+
+    let doc = Path::new(env!("CARGO_TARGET_TMPDIR")).join("book-html-api");
+    let gpu = doc.join("kernels_gpu/gpu");
+    std::fs::create_dir_all(&gpu).expect("a scratch folder");
+    std::fs::write(gpu.join("fn.load.html"), r#"<h2 id="safety">Safety</h2>"#).expect("a scratch page");
+    std::fs::write(gpu.join("fn.store.html"), "<h1>store</h1>").expect("a scratch page");
+    assert_eq!(api_errors(&references, &doc), Vec::<String>::new());
+    std::fs::write(gpu.join("fn.load.html"), r#"<h2 id="panics">Panics</h2>"#).expect("a scratch page");
+    std::fs::remove_file(gpu.join("fn.store.html")).expect("the scratch page");
+    let errors = api_errors(&references, &doc);
+    assert!(errors.len() == 2 && errors[0].contains("no id \"safety\"") && errors[1].contains("cargo doc wrote no"), "{errors:?}");
 }

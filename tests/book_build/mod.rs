@@ -2,7 +2,7 @@
 //! `tests/book_html.rs` and `tests/book_browser.rs`.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use mdbook_driver::MDBook;
 use tracing::field::{Field, Visit};
@@ -15,12 +15,25 @@ pub struct Built {
     pub chapters: Vec<String>,
 }
 
-/// Builds the book into `target/book` (`CARGO_TARGET_DIR` respected) and
-/// returns it; an error, or any warning mdBook logs (a missing include, a
+/// Builds the book into `target/book` (`CARGO_TARGET_DIR` respected), with
+/// `target/book/api` a link to `cargo doc`'s `target/doc`, and returns it; an error, or any warning mdBook logs (a missing include, a
 /// file it cannot copy, a bad footnote), is an `Err` with every message.
-pub fn build() -> Result<Built, String> {
+/// Once per test binary: its tests share one build (mdBook empties the
+/// output folder, so two builds at once would trip over each other).
+pub fn build() -> Result<&'static Built, String> {
+    static BUILT: OnceLock<Result<Built, String>> = OnceLock::new();
+    BUILT.get_or_init(build_now).as_ref().map_err(Clone::clone)
+}
+
+fn build_now() -> Result<Built, String> {
     let target = Path::new(env!("CARGO_TARGET_TMPDIR")).parent().expect("target/tmp is inside the target folder");
     let dir = target.join("book");
+    // The book links `cargo doc`'s pages under `api/`; here that is a link
+    // to `target/doc`, removed before mdBook empties its output folder.
+    let api = dir.join("api");
+    if api.is_symlink() {
+        std::fs::remove_file(&api).map_err(|e| format!("{}: {e}", api.display()))?;
+    }
     let logged = Arc::new(Mutex::new(Vec::new()));
     let collector = Collector(Arc::clone(&logged));
     let result = tracing::subscriber::with_default(collector, || -> mdbook_driver::errors::Result<Vec<String>> {
@@ -37,7 +50,13 @@ pub fn build() -> Result<Built, String> {
     });
     let mut problems = logged.lock().expect("the log").clone();
     match result {
-        Ok(chapters) if problems.is_empty() => Ok(Built { dir, chapters }),
+        Ok(chapters) if problems.is_empty() => {
+            // So that `target/book/index.html` opens with working API links
+            // once `cargo doc` has run (a published book copies the pages).
+            #[cfg(unix)]
+            std::os::unix::fs::symlink("../doc", &api).map_err(|e| format!("{}: {e}", api.display()))?;
+            Ok(Built { dir, chapters })
+        }
         Ok(_) => Err(problems.join("\n")),
         Err(e) => {
             problems.push(format!("mdBook: {e:#}"));
