@@ -121,6 +121,26 @@ impl Driver {
     }
 }
 
+/// A chromium session, ended (chromium closed) when the test ends, also
+/// when it fails.
+struct Session<'a> {
+    driver: &'a Driver,
+    id: String,
+}
+
+impl Session<'_> {
+    fn call(&self, command: &str, body: Value) -> Result<Value, String> {
+        self.driver.call("POST", &format!("/session/{}/{command}", self.id), Some(body))
+    }
+}
+
+impl Drop for Session<'_> {
+    fn drop(&mut self) {
+        // A session that is already gone needs no ending.
+        let _ = self.driver.call("DELETE", &format!("/session/{}", self.id), None);
+    }
+}
+
 /// Inside a loaded page: whether it has content, the pictures that did not
 /// render and the links into the page whose target is missing.
 const INSPECT: &str = r#"
@@ -141,10 +161,11 @@ return {
 "#;
 
 /// The problems of one page, each naming it, and how many pictures it has.
-fn page_problems(driver: &Driver, session: &str, site: &str, page: &str) -> Result<(Vec<String>, u64), String> {
-    driver.call("POST", &format!("/session/{session}/url"), Some(json!({ "url": format!("{site}/{page}") })))?;
-    let seen = driver.call("POST", &format!("/session/{session}/execute/sync"), Some(json!({ "script": INSPECT, "args": [] })))?;
-    let log = driver.call("POST", &format!("/session/{session}/se/log"), Some(json!({ "type": "browser" })))?;
+fn page_problems(session: &Session, site: &str, page: &str) -> Result<(Vec<String>, u64), String> {
+    session.call("url", json!({ "url": format!("{site}/{page}") }))?;
+    let seen = session.call("execute/sync", json!({ "script": INSPECT, "args": [] }))?;
+    // chromedriver's log command; each call returns the messages since the last.
+    let log = session.call("se/log", json!({ "type": "browser" }))?;
     let mut problems = Vec::new();
     if seen["ready"] != "complete" || seen["text"].as_u64().unwrap_or(0) == 0 {
         problems.push(format!("{page}: did not load (readyState {}, {} characters of text)", seen["ready"], seen["text"]));
@@ -174,8 +195,8 @@ fn every_page_of_the_book_loads_in_chromium_with_its_pictures_and_anchors() {
         "goog:chromeOptions": { "args": ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,1000"] },
         "goog:loggingPrefs": { "browser": "ALL" },
     } } });
-    let session = driver.call("POST", "/session", Some(capabilities)).unwrap_or_else(|e| panic!("chromium did not start: {e}"));
-    let session = session["sessionId"].as_str().expect("a session id").to_string();
+    let started = driver.call("POST", "/session", Some(capabilities)).unwrap_or_else(|e| panic!("chromium did not start: {e}"));
+    let session = Session { driver: &driver, id: started["sessionId"].as_str().expect("a session id").to_string() };
 
     let mut pages = built.chapters.clone();
     pages.extend(["index.html", "print.html", "404.html"].map(String::from));
@@ -183,7 +204,7 @@ fn every_page_of_the_book_loads_in_chromium_with_its_pictures_and_anchors() {
     let mut problems = Vec::new();
     let mut pictures = 0;
     for page in &pages {
-        match page_problems(&driver, &session, &site, page) {
+        match page_problems(&session, &site, page) {
             Ok((found, shown)) => {
                 problems.extend(found);
                 pictures += shown;
@@ -191,8 +212,6 @@ fn every_page_of_the_book_loads_in_chromium_with_its_pictures_and_anchors() {
             Err(e) => problems.push(format!("{page}: WebDriver: {e}")),
         }
     }
-    // The session's end is chromium's exit; chromedriver stops on drop.
-    let _ = driver.call("DELETE", &format!("/session/{session}"), None);
     eprintln!("{} pages, {pictures} pictures, in chromium in {:.1} s", pages.len(), started.elapsed().as_secs_f64());
     assert!(pictures > 10, "the pictures were counted: {pictures}");
     assert!(problems.is_empty(), "{} problems in the book in chromium:\n{}", problems.len(), problems.join("\n"));
