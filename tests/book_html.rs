@@ -7,10 +7,13 @@
 
 mod book_build;
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use scraper::{Html, Selector};
+use html5ever::tendril::StrTendril;
+use html5ever::tokenizer::states::RawKind;
+use html5ever::tokenizer::{BufferQueue, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts};
 
 /// What the checks need of one built page.
 #[derive(Default)]
@@ -23,26 +26,67 @@ struct Page {
 }
 
 /// The elements whose attribute names another file of the site.
-const REFERENCES: [(&str, &str, &str); 5] = [
-    ("a[href]", "href", "a href"),
-    ("link[href]", "href", "link href"),
-    ("script[src]", "src", "script src"),
-    ("img[src]", "src", "img src"),
-    ("source[src]", "src", "source src"),
+const REFERENCES: [(&str, &str, &str); 6] = [
+    ("a", "href", "a href"),
+    ("link", "href", "link href"),
+    ("script", "src", "script src"),
+    ("img", "src", "img src"),
+    ("source", "src", "source src"),
+    ("iframe", "src", "iframe src"),
 ];
 
-fn parse_page(html: &str) -> Page {
-    let document = Html::parse_document(html);
-    let select = |css: &str| Selector::parse(css).unwrap_or_else(|e| panic!("selector {css}: {e:?}"));
-    let mut page = Page::default();
-    for (css, attribute) in [("[id]", "id"), ("a[name]", "name")] {
-        page.ids.extend(document.select(&select(css)).filter_map(|e| e.value().attr(attribute)).map(str::to_string));
+/// A start tag: its name and attributes.
+type StartTag = (String, Vec<(String, String)>);
+
+/// Keeps the start tags html5ever's tokenizer reads.
+#[derive(Default)]
+struct StartTags(RefCell<Vec<StartTag>>);
+
+impl TokenSink for StartTags {
+    type Handle = ();
+
+    fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
+        let Token::TagToken(tag) = token else { return TokenSinkResult::Continue };
+        if tag.kind != TagKind::StartTag {
+            return TokenSinkResult::Continue;
+        }
+        let name = tag.name.to_string();
+        let attributes = tag.attrs.iter().map(|a| (a.name.local.to_string(), a.value.to_string())).collect();
+        self.0.borrow_mut().push((name.clone(), attributes));
+        // Without a tree builder the tokenizer must be told that a script's
+        // or a style's text is not markup, as the HTML standard's parser does.
+        match name.as_str() {
+            "script" => TokenSinkResult::RawData(RawKind::ScriptData),
+            "style" | "xmp" | "iframe" | "noembed" | "noframes" => TokenSinkResult::RawData(RawKind::Rawtext),
+            "title" | "textarea" => TokenSinkResult::RawData(RawKind::Rcdata),
+            _ => TokenSinkResult::Continue,
+        }
     }
-    for (css, attribute, what) in REFERENCES {
-        for element in document.select(&select(css)) {
-            let target = element.value().attr(attribute).unwrap_or_default();
-            if !is_external(target) {
-                page.references.push((what, target.to_string()));
+}
+
+/// The start tags of a page, read by html5ever's tokenizer: what a browser
+/// sees as elements and attributes (entities decoded, comments skipped).
+fn start_tags(html: &str) -> Vec<StartTag> {
+    let input = BufferQueue::default();
+    input.push_back(StrTendril::from(html));
+    let tokenizer = Tokenizer::new(StartTags::default(), TokenizerOpts::default());
+    // The sink never asks to pause for a script, so one call reads it all.
+    let _ = tokenizer.feed(&input);
+    tokenizer.end();
+    tokenizer.sink.0.take()
+}
+
+fn parse_page(html: &str) -> Page {
+    let mut page = Page::default();
+    for (name, attributes) in start_tags(html) {
+        let attribute = |wanted: &str| attributes.iter().find(|(a, _)| a == wanted).map(|(_, v)| v.clone());
+        page.ids.extend(attribute("id"));
+        if name == "a" {
+            page.ids.extend(attribute("name"));
+        }
+        for (element, wanted, what) in REFERENCES {
+            if let Some(target) = attribute(wanted).filter(|t| name == element && !is_external(t)) {
+                page.references.push((what, target));
             }
         }
     }
@@ -259,11 +303,12 @@ fn site(pages: &[(&str, &str)], files: &[&str]) -> Site {
 fn a_broken_link_anchor_or_picture_fails() {
     let chapter = r##"<html><head><link rel="stylesheet" href="../css/book.css"></head><body>
         <h1 id="rung-1">Rung 1</h1><a href="#rung-1">here</a> <a href="../index.html#the-job">job</a>
-        <a href="https://example.com/x.html">away</a> <img src="../docs/chart%20one.svg"></body></html>"##;
+        <a href="https://example.com/x.html">away</a> <img src="../docs/chart%20one.svg">
+        <!-- <a href="gone.html"> --><script>let s = '<img src="gone.svg">';</script></body></html>"##;
     let index = r#"<h2 id="the-job">The job</h2><a href="sgemm/r01.html">rung 1</a><a href="sgemm/">rungs</a>"#;
     let files = ["css/book.css", "docs/chart one.svg", "sgemm/index.html"];
     let good = site(&[("sgemm/r01.html", chapter), ("index.html", index)], &files);
-    assert_eq!(good.errors(), Vec::<String>::new());
+    assert_eq!(good.errors(), Vec::<String>::new(), "markup in a comment or a script is not a reference");
 
     for (broken, expected) in [
         (chapter.replace("href=\"#rung-1\"", "href=\"#rung-2\""), "sgemm/r01.html has no id \"rung-2\""),
