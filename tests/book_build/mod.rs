@@ -16,10 +16,11 @@ pub struct Built {
 }
 
 /// Builds the book into `target/book` (`CARGO_TARGET_DIR` respected), with
-/// `target/book/api` a link to `cargo doc`'s `target/doc`, and returns it; an error, or any warning mdBook logs (a missing include, a
-/// file it cannot copy, a bad footnote), is an `Err` with every message.
-/// Once per test binary: its tests share one build (mdBook empties the
-/// output folder, so two builds at once would trip over each other).
+/// `target/book/api` a link to `cargo doc`'s `target/doc`, once per test
+/// binary: its tests share the build (mdBook empties its output folder, so
+/// two builds at once would trip over each other). An error, or any warning
+/// mdBook logs (a missing include, a file it cannot copy, a bad footnote),
+/// is an `Err` with every message.
 pub fn build() -> Result<&'static Built, String> {
     static BUILT: OnceLock<Result<Built, String>> = OnceLock::new();
     BUILT.get_or_init(build_now).as_ref().map_err(Clone::clone)
