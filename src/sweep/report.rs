@@ -20,7 +20,8 @@ pub struct Measured {
     pub correct: bool,
 }
 
-/// One shape of a sweep.
+/// One shape of a sweep. Read back (by `ptx-ladder shapes`), a row needs
+/// only its shape and times; the rest defaults.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SweepRow {
     pub shape: String,
@@ -32,12 +33,16 @@ pub struct SweepRow {
     /// The dispatcher's pick, or None if nothing ran (the reason is `why`).
     pub ours: Option<Measured>,
     /// Why the dispatcher picked what it did, in words.
+    #[serde(default)]
     pub why: String,
     /// Whether the shape's minimum traffic outlasts its arithmetic.
+    #[serde(default)]
     pub memory_bound: bool,
     /// Bytes of B (the weights), read once per run.
+    #[serde(default)]
     pub weight_bytes: f64,
     /// Other rungs asked for, by id.
+    #[serde(default)]
     pub others: Vec<(String, Measured)>,
 }
 
@@ -55,6 +60,11 @@ impl SweepRow {
             weight_bytes,
             others: Vec::new(),
         }
+    }
+
+    /// (M, N, K).
+    pub fn size(&self) -> (u32, u32, u32) {
+        (self.m, self.n, self.k)
     }
 
     /// cuBLAS's time over ours, in percent: above 100 the ladder is faster.

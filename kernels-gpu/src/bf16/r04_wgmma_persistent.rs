@@ -8,19 +8,11 @@
 //! (`gemm::hopper::tile_origin`), so the blocks running at once
 //! share rows of A and columns of B in L2.
 
-use crate::gemm::hopper::stages::{STAGE_BYTES, TILING};
+use crate::gemm::hopper::stages;
 use crate::gemm::hopper::{Entry, HopperKernel, HopperTiling};
 use kernels_macros::kernel;
 
-const SHAPE: HopperTiling = HopperTiling {
-    tiling: TILING,
-    specialized: true,
-    persistent: true,
-    cluster: 1,
-    stage_bytes: STAGE_BYTES,
-    epilogue_bytes: 0,
-    store_rows: 0,
-};
+const SHAPE: HopperTiling = stages::PERSISTENT;
 
 pub const PERSISTENT: HopperKernel = HopperKernel { entry: Entry::Bf16(BF16_WGMMA_PERSISTENT), tiling: SHAPE };
 

@@ -16,19 +16,11 @@
 //! tensor work was on rows of zeros), and each slice sums fewer values of
 //! K in its tensor-core accumulator, so deep K loses fewer bits.
 
-use crate::gemm::hopper::stages::{STAGE_BYTES, TILING};
+use crate::gemm::hopper::stages;
 use crate::gemm::hopper::{Entry, HopperKernel, HopperTiling};
 use kernels_macros::kernel;
 
-const SHAPE: HopperTiling = HopperTiling {
-    tiling: TILING,
-    specialized: true,
-    persistent: true,
-    cluster: 1,
-    stage_bytes: STAGE_BYTES,
-    epilogue_bytes: 0,
-    store_rows: 0,
-};
+const SHAPE: HopperTiling = stages::PERSISTENT;
 
 pub const SPLIT_K: HopperKernel = HopperKernel { entry: Entry::Bf16Split(BF16_WGMMA_SPLIT_K), tiling: SHAPE };
 

@@ -28,22 +28,8 @@ use std::fmt::Write as _;
 /// The sweep the lesson explains by default (from the repository root).
 pub const DEFAULT_SWEEP: &str = "docs/sweep-h200-bf16.json";
 
-/// One shape of a sweep file, as much of it as the lesson reads.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-pub struct SweepRow {
-    pub shape: String,
-    pub m: u32,
-    pub n: u32,
-    pub k: u32,
-    pub cublas: Option<Measured>,
-    pub ours: Option<Measured>,
-}
-
-impl SweepRow {
-    pub fn size(&self) -> (u32, u32, u32) {
-        (self.m, self.n, self.k)
-    }
-}
+/// One shape of a sweep file (the lesson reads its shape and times).
+pub use super::report::SweepRow;
 
 /// A sweep file: the GPU, the element type and the rows.
 #[derive(Clone, Debug, PartialEq)]

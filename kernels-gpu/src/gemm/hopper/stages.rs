@@ -6,7 +6,7 @@
 //! B's as boxes 64 columns wide, each written by TMA in the 128-byte
 //! swizzled layout wgmma reads.
 
-use super::wgmma_tiling;
+use super::{HopperTiling, wgmma_tiling};
 use crate::gemm::tiling::Tiling;
 
 /// Two consumer warpgroups of 64×256; 64 BF16 values (one 128-byte
@@ -17,6 +17,18 @@ const TILE_N: u32 = TILING.tile_n;
 const TILE_K: u32 = TILING.tile_k;
 /// A's tile (TILE_M rows × 128 bytes) then B's (TILE_K rows × TILE_N × 2 bytes).
 pub const STAGE_BYTES: u32 = (TILE_M + TILE_N) * TILE_K * 2;
+/// The shape of the tile loop's persistent kernels (BF16 rungs 4 and 9):
+/// a producer warpgroup and two consumers, one block per SM, C stored from
+/// registers.
+pub const PERSISTENT: HopperTiling = HopperTiling {
+    tiling: TILING,
+    specialized: true,
+    persistent: true,
+    cluster: 1,
+    stage_bytes: STAGE_BYTES,
+    epilogue_bytes: 0,
+    store_rows: 0,
+};
 /// B's tile is copied as boxes 64 columns wide (the most one 128-byte
 /// swizzle row holds), each TILE_K rows deep.
 pub const B_BOX_BYTES: u32 = 64 * TILE_K * 2;
