@@ -211,10 +211,14 @@ impl<E: SmallMElement> RungKernel<E> for AutoRung {
 mod tests {
     use super::*;
 
-    /// "auto" models the split-K rung that `SmallMElement::split` runs.
+    /// "auto" models the tiled and split-K rungs that
+    /// `SmallMElement::tiled` and `split` run (the model names them by
+    /// element type, the rung by ladder: two lists that must agree).
     #[test]
-    fn the_modelled_split_k_rung_is_the_one_run() {
+    fn the_modelled_rungs_are_the_ones_run() {
         assert_eq!(<bf16 as SmallMElement>::split().name(), auto::split_kernel(bf16::DTYPE).name());
         assert_eq!(<f32 as SmallMElement>::split().name(), auto::split_kernel(f32::DTYPE).name());
+        assert_eq!(<bf16 as SmallMElement>::tiled().name(), auto::tiled_kernel(bf16::DTYPE).name());
+        assert_eq!(<f32 as SmallMElement>::tiled().name(), auto::tiled_kernel(f32::DTYPE).name());
     }
 }
