@@ -11,6 +11,7 @@ use crate::error::{Context as _, Error, Result};
 use cust::memory::{DeviceCopy, DevicePointer};
 use cust::module::Module;
 use libloading::Library;
+use kernels_gpu::launch::LaunchShape;
 use std::ffi::c_void;
 use std::sync::OnceLock;
 
@@ -74,10 +75,40 @@ const SWIZZLE_128B: u32 = 3;
 /// `CU_TENSOR_MAP_L2_PROMOTION_L2_256B`: fetch whole 256-byte L2 lines.
 const L2_PROMOTION_256B: u32 = 3;
 
-/// The CUDA 12 driver entry point cust does not bind, looked up once.
+/// `CUlaunchAttribute`: an attribute id, padding to 8 bytes, and a 64-byte
+/// union of values (a cluster's size is its first three words).
+#[repr(C)]
+struct LaunchAttribute {
+    id: u32,
+    pad: u32,
+    value: [u32; 16],
+}
+
+/// `CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION`.
+const CLUSTER_DIMENSION: u32 = 4;
+
+/// `CUlaunchConfig`.
+#[repr(C)]
+struct LaunchConfig {
+    grid: [u32; 3],
+    block: [u32; 3],
+    shared_bytes: u32,
+    stream: cust::sys::CUstream,
+    attributes: *mut LaunchAttribute,
+    attribute_count: u32,
+}
+
+type LaunchKernelExFn =
+    unsafe extern "C" fn(config: *const LaunchConfig, function: cust::sys::CUfunction, params: *mut *mut c_void, extra: *mut *mut c_void) -> i32;
+
+type MaxActiveClustersFn = unsafe extern "C" fn(clusters: *mut i32, function: cust::sys::CUfunction, config: *const LaunchConfig) -> i32;
+
+/// The CUDA 12 driver entry points cust does not bind, looked up once.
 struct Cuda12 {
     _library: Library,
     encode_tiled: EncodeTiledFn,
+    launch_kernel_ex: LaunchKernelExFn,
+    max_active_clusters: MaxActiveClustersFn,
 }
 
 fn cuda12() -> Result<&'static Cuda12> {
@@ -86,7 +117,11 @@ fn cuda12() -> Result<&'static Cuda12> {
         let library = Library::new("libcuda.so.1").map_err(|e| format!("opening libcuda.so.1: {e}"))?;
         let missing = |name: &str| format!("the NVIDIA driver has no {name} (the Hopper rungs need a CUDA 12 or newer driver)");
         let encode_tiled = *library.get::<EncodeTiledFn>(b"cuTensorMapEncodeTiled\0").map_err(|_| missing("cuTensorMapEncodeTiled"))?;
-        Ok(Cuda12 { _library: library, encode_tiled })
+        let launch_kernel_ex = *library.get::<LaunchKernelExFn>(b"cuLaunchKernelEx\0").map_err(|_| missing("cuLaunchKernelEx"))?;
+        let max_active_clusters = *library
+            .get::<MaxActiveClustersFn>(b"cuOccupancyMaxActiveClusters\0")
+            .map_err(|_| missing("cuOccupancyMaxActiveClusters"))?;
+        Ok(Cuda12 { _library: library, encode_tiled, launch_kernel_ex, max_active_clusters })
     });
     found.as_ref().map_err(|e| Error::new(e.clone()))
 }
@@ -127,6 +162,62 @@ pub fn tensor_map(tile: &TmaTile) -> Result<TensorMap> {
         return Err(Error::new(format!("cuTensorMapEncodeTiled refused {tile:?}: driver error {status}")));
     }
     Ok(map)
+}
+
+/// Launches `function` on `stream` in clusters of `cluster` blocks along x
+/// (`cuLaunchKernelEx`; cust binds only the plain launch). `args` are the
+/// pointers to each parameter's value, as for a plain launch.
+///
+/// # Safety
+/// `args` match the kernel's parameters and stay valid for the call.
+pub(crate) unsafe fn launch_clustered(
+    function: cust::sys::CUfunction,
+    stream: cust::sys::CUstream,
+    shape: LaunchShape,
+    cluster: u32,
+    args: &[*mut c_void],
+) -> Result<()> {
+    let launch = cuda12()?.launch_kernel_ex;
+    let mut attribute = cluster_attribute(cluster);
+    let config = launch_config(shape, stream, &mut attribute);
+    let status = unsafe { launch(&config, function, args.as_ptr().cast_mut(), std::ptr::null_mut()) };
+    if status != 0 {
+        return Err(Error::new(format!("cuLaunchKernelEx refused clusters of {cluster} blocks: driver error {status}")));
+    }
+    Ok(())
+}
+
+/// How many clusters of `cluster` blocks of `function`, launched as
+/// `shape`, the GPU runs at once (`cuOccupancyMaxActiveClusters`).
+pub(crate) fn max_active_clusters(function: cust::sys::CUfunction, shape: LaunchShape, cluster: u32) -> Result<u32> {
+    let query = cuda12()?.max_active_clusters;
+    let mut attribute = cluster_attribute(cluster);
+    let config = launch_config(shape, std::ptr::null_mut(), &mut attribute);
+    let mut clusters = 0i32;
+    let status = unsafe { query(&mut clusters, function, &config) };
+    if status != 0 {
+        return Err(Error::new(format!("cuOccupancyMaxActiveClusters refused clusters of {cluster} blocks: driver error {status}")));
+    }
+    Ok(clusters.max(0) as u32)
+}
+
+/// The launch attribute asking for clusters of `cluster` blocks along x.
+fn cluster_attribute(cluster: u32) -> LaunchAttribute {
+    let mut attribute = LaunchAttribute { id: CLUSTER_DIMENSION, pad: 0, value: [0; 16] };
+    attribute.value[..3].copy_from_slice(&[cluster, 1, 1]);
+    attribute
+}
+
+fn launch_config(shape: LaunchShape, stream: cust::sys::CUstream, attribute: &mut LaunchAttribute) -> LaunchConfig {
+    let (grid, block) = (shape.grid, shape.block);
+    LaunchConfig {
+        grid: [grid.x, grid.y, grid.z],
+        block: [block.x, block.y, block.z],
+        shared_bytes: shape.shared_bytes,
+        stream,
+        attributes: attribute,
+        attribute_count: 1,
+    }
 }
 
 /// The device address of a buffer, for a [`TmaTile`].

@@ -10,6 +10,7 @@ use super::Gpu;
 use crate::error::{Context as _, Error, Result};
 use cust::function::{BlockSize, Function, FunctionAttribute, GridSize};
 use cust::memory::{DeviceBuffer, DeviceCopy, DevicePointer};
+use kernels_gpu::gemm::split_k::{ClusterSlots, MOST_CLUSTER_SLICES};
 use kernels_gpu::launch::{Kernel, LaunchShape};
 use std::ffi::c_void;
 
@@ -158,6 +159,44 @@ impl Gpu {
     pub fn launch_in<P: Params>(&self, module: PtxModule, kernel: &Kernel<P>, shape: LaunchShape, args: P::Host) -> Result<()> {
         let mut args = args;
         self.launch_raw(module, kernel.name(), shape, &P::pointers(&mut args))
+    }
+
+    /// Launches `kernel` of `module` in clusters of `cluster` blocks along
+    /// x, a size chosen at run time (the grid's x must be a multiple of it).
+    pub fn launch_clustered_in<P: Params>(
+        &self,
+        module: PtxModule,
+        kernel: &Kernel<P>,
+        shape: LaunchShape,
+        cluster: u32,
+        args: P::Host,
+    ) -> Result<()> {
+        let name = kernel.name();
+        self.check_shape(name, shape)?;
+        if cluster == 0 || !shape.grid.x.is_multiple_of(cluster) {
+            return Err(Error::new(format!("cannot launch {name}: a grid of {} blocks along x is not whole clusters of {cluster}", shape.grid.x)));
+        }
+        let function = self.function(module, name)?;
+        self.allow_shared(&function, name, shape.shared_bytes)?;
+        let mut args = args;
+        let pointers = P::pointers(&mut args);
+        unsafe { super::hopper::launch_clustered(function.to_raw(), self.stream().as_inner(), shape, cluster, &pointers) }
+            .map_err(|e| Error::new(format!("launching {name}: {e}")))
+    }
+
+    /// How many clusters of 1 to [`MOST_CLUSTER_SLICES`] blocks of kernel
+    /// `name` in `module`, launched as `shape`, the GPU runs at once, as
+    /// the driver computes them.
+    pub fn cluster_slots(&self, module: PtxModule, name: &str, shape: LaunchShape) -> Result<ClusterSlots> {
+        let function = self.function(module, name)?;
+        self.allow_shared(&function, name, shape.shared_bytes)?;
+        let mut slots = [0; MOST_CLUSTER_SLICES as usize];
+        for (size, slot) in (1..).zip(slots.iter_mut()) {
+            // The grid only has to be whole clusters.
+            let shape = LaunchShape { grid: kernels_gpu::launch::Dim3::new(size, 1, 1), ..shape };
+            *slot = super::hopper::max_active_clusters(function.to_raw(), shape, size)?;
+        }
+        Ok(ClusterSlots(slots))
     }
 
     fn launch_raw(&self, module: PtxModule, name: &str, shape: LaunchShape, args: &[*mut c_void]) -> Result<()> {

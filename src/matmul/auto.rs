@@ -27,7 +27,11 @@
 use super::dtype::Dtype;
 use kernels_gpu::gemm::hopper::HopperKernel;
 use kernels_gpu::gemm::small_m::SmallMPlan;
-use kernels_gpu::gemm::split_k::KSlices;
+use kernels_gpu::gemm::split_k::{ClusterSlots, KSlices};
+
+/// Clusters of 1 to 8 blocks of the Hopper GEMMs that the H200 runs at
+/// once, as its driver reports them (`ptx-ladder info`).
+pub const H200_CLUSTERS: ClusterSlots = ClusterSlots([132, 66, 44, 33, 26, 22, 18, 15]);
 
 /// Fraction of the FP32 peak the small-M kernel's FMAs sustain: with 8
 /// or 16 rows of A per block it did 7-11 TFLOP/s of the H200's 66.9 (each
@@ -49,6 +53,13 @@ pub const TILED_TF32X3_EFFICIENCY: f64 = 0.112;
 /// multiplies); at M = 1024 to 8192 on the H200 it ran at 94-99% of rung
 /// 7's speed.
 pub const SPLIT_K_TILE_EFFICIENCY: f64 = 0.96;
+
+/// Seconds per byte for the blocks of a cluster to swap their partial
+/// tiles through distributed shared memory (BF16 rung 10), per block:
+/// each block sends its whole partial tile (the rows below M) to the
+/// blocks that own its parts. Measured on the H200: see
+/// [`cluster_split_time`].
+pub const CLUSTER_EXCHANGE_SECONDS_PER_BYTE: f64 = 1.0 / 20e9;
 
 /// Fraction of DRAM bandwidth the split-K rung's TMA copies reach when
 /// the weights stream through it: 3.0 of 4.5 TB/s on Llama-3-8B's gate_up
@@ -88,6 +99,8 @@ pub const LAUNCH_SECONDS: f64 = 2.5e-6;
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Machine {
     pub multiprocessors: u32,
+    /// Clusters of 1 to 8 one-per-SM blocks that run at once.
+    pub clusters: ClusterSlots,
     /// FP32 FMA pipes, FLOP/s.
     pub fp32_flops: f64,
     /// Dense BF16 tensor cores, FLOP/s.
@@ -99,7 +112,8 @@ pub struct Machine {
 impl Machine {
     /// The H200 as this project measured it (132 SMs, 66.9 TFLOP/s FP32,
     /// 989 TFLOP/s dense BF16, about 4.5 TB/s from DRAM).
-    pub const H200: Machine = Machine { multiprocessors: 132, fp32_flops: 66.9e12, tensor_flops: 989e12, dram_bytes: 4.5e12 };
+    pub const H200: Machine =
+        Machine { multiprocessors: 132, clusters: H200_CLUSTERS, fp32_flops: 66.9e12, tensor_flops: 989e12, dram_bytes: 4.5e12 };
 
     /// A GPU as the driver describes it. The dense BF16 tensor peak is
     /// about 15x the FP32 peak on sm_80 (312 / 19.5 TFLOP/s on the A100) and
@@ -109,10 +123,21 @@ impl Machine {
         let fp32_flops = info.fp32_peak_flops().unwrap_or(info.multiprocessors as f64 * 128.0 * 2.0 * info.sm_clock_khz as f64 * 1e3);
         Machine {
             multiprocessors: info.multiprocessors,
+            clusters: ClusterSlots::packed(info.multiprocessors),
             fp32_flops,
             tensor_flops: 15.0 * fp32_flops,
             dram_bytes: 0.93 * info.dram_bandwidth(),
         }
+    }
+
+    /// The GPU `gpu` as [`Machine::of`] describes it, with the clusters its
+    /// driver says fit at once (on Hopper; elsewhere no rung uses them).
+    pub fn of_gpu(gpu: &crate::device::Gpu) -> crate::error::Result<Machine> {
+        let machine = Machine::of(&gpu.info);
+        if !gpu.is_hopper() {
+            return Ok(machine);
+        }
+        Ok(Machine { clusters: super::hopper::gemm_cluster_slots(gpu)?, ..machine })
     }
 
     /// FLOPs per byte where tensor-core arithmetic and DRAM take equally long.
@@ -134,6 +159,8 @@ pub enum Pick {
     Tiled,
     /// The ladder's split-K tensor-core rung, K cut as given.
     SplitK(KSlices),
+    /// The ladder's split-K rung that adds the slices in a cluster.
+    ClusterSplitK(KSlices),
 }
 
 /// A pick, the predicted time of every candidate and the reason in words.
@@ -146,6 +173,9 @@ pub struct Choice {
     pub tiled_seconds: Option<f64>,
     /// None where the split-K rung cannot run (as the tiled rung).
     pub split_seconds: Option<f64>,
+    /// None where the ladder has no rung adding slices in a cluster, or
+    /// the tiled rung cannot run.
+    pub cluster_split_seconds: Option<f64>,
     pub why: String,
 }
 
@@ -154,6 +184,15 @@ pub fn split_kernel(dtype: Dtype) -> HopperKernel {
     match dtype {
         Dtype::Bf16 => kernels_gpu::bf16::r09_split_k::SPLIT_K,
         Dtype::F32 => kernels_gpu::sgemm::r14_tf32x3_split_k::SPLIT_K,
+    }
+}
+
+/// The ladder's split-K rung that adds its slices in a cluster: BF16 rung
+/// 10; the SGEMM ladder has none.
+pub fn cluster_split_kernel(dtype: Dtype) -> Option<HopperKernel> {
+    match dtype {
+        Dtype::Bf16 => Some(kernels_gpu::bf16::r10_cluster_split_k::CLUSTER_SPLIT_K),
+        Dtype::F32 => None,
     }
 }
 
@@ -236,17 +275,44 @@ pub fn tiled_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine) -> (f
 /// [`SPLIT_K_STREAM_EFFICIENCY`] of DRAM's rate; the partial sums are
 /// written and read back once, and added by a second launch.
 pub fn split_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine, kernel: &HopperKernel) -> (f64, KSlices) {
-    let slices = kernel.slices((m, n, k), gpu.multiprocessors);
-    let (tile_m, tile_n) = (kernel.tiling.tile_m(), kernel.tiling.tiling.tile_n);
+    let slices = kernel.slices((m, n, k), gpu.clusters);
     let tiles = kernel.tiling.tiles(m, n) as u64;
     let rounds = (tiles * slices.count as u64).div_ceil(gpu.multiprocessors as u64) as f64;
-    let rows = if m <= tile_m / 2 { tile_m / 2 } else { tile_m };
-    let slice_k = slices.k_tiles * kernel.tiling.tiling.tile_k;
     let partials = if slices.count == 1 { 0.0 } else { 2.0 * 4.0 * slices.count as f64 * m as f64 * n as f64 };
     let bytes = min_bytes((m, n, k), input_passes(dtype) * input_bytes(dtype)) + partials;
     let launches = if slices.count == 1 { 1.0 } else { 2.0 };
-    let arithmetic = rounds * tile_seconds(dtype, (rows, tile_n), slice_k, gpu, SPLIT_K_TILE_EFFICIENCY);
+    let arithmetic = rounds * slice_seconds(dtype, m, kernel, slices, gpu);
     let time = combined(bytes / (gpu.dram_bytes * SPLIT_K_STREAM_EFFICIENCY), arithmetic) + launches * LAUNCH_SECONDS;
+    (time, slices)
+}
+
+/// One unit's arithmetic: a tile's rows (half of them when M fills at most
+/// one consumer warpgroup) over one slice of K.
+fn slice_seconds(dtype: Dtype, m: u32, kernel: &HopperKernel, slices: KSlices, gpu: &Machine) -> f64 {
+    let (tile_m, tile_n) = (kernel.tiling.tile_m(), kernel.tiling.tiling.tile_n);
+    let rows = if m <= tile_m / 2 { tile_m / 2 } else { tile_m };
+    let slice_k = slices.k_tiles * kernel.tiling.tiling.tile_k;
+    tile_seconds(dtype, (rows, tile_n), slice_k, gpu, SPLIT_K_TILE_EFFICIENCY)
+}
+
+/// The cluster split-K rung's predicted time and cut: as [`split_time`],
+/// but each tile's slices are one cluster, and only as many clusters as
+/// fit at once ([`Machine::clusters`]) run per round; the SMs without a
+/// block stream nothing, so the bytes flow at the busy SMs' share of the
+/// rate; no partial sums reach DRAM and there is one launch, but every
+/// block swaps its partial tile over the SM-to-SM network
+/// ([`CLUSTER_EXCHANGE_SECONDS_PER_BYTE`]).
+pub fn cluster_split_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine, kernel: &HopperKernel) -> (f64, KSlices) {
+    let slices = kernel.slices((m, n, k), gpu.clusters);
+    let tiles = kernel.tiling.tiles(m, n) as u64;
+    let at_once = gpu.clusters.of(slices.count) as u64;
+    let rounds = tiles.div_ceil(at_once) as f64;
+    let busy = (tiles.min(at_once) * slices.count as u64).min(gpu.multiprocessors as u64) as f64 / gpu.multiprocessors as f64;
+    let bytes = min_bytes((m, n, k), input_passes(dtype) * input_bytes(dtype));
+    let arithmetic = rounds * slice_seconds(dtype, m, kernel, slices, gpu);
+    let tile_bytes = 4.0 * m.min(kernel.tiling.tile_m()) as f64 * n.min(kernel.tiling.tiling.tile_n) as f64;
+    let exchange = if slices.count == 1 { 0.0 } else { rounds * tile_bytes * CLUSTER_EXCHANGE_SECONDS_PER_BYTE };
+    let time = combined(bytes / (gpu.dram_bytes * SPLIT_K_STREAM_EFFICIENCY * busy), arithmetic) + exchange + LAUNCH_SECONDS;
     (time, slices)
 }
 
@@ -269,6 +335,7 @@ pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tensor_cores: 
             small_m_seconds,
             tiled_seconds: None,
             split_seconds: None,
+            cluster_split_seconds: None,
             why: format!("{roofline}; {small_m_why} (no tensor-core rung here)"),
         };
     }
@@ -284,10 +351,21 @@ pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tensor_cores: 
         count => format!("tensor-core tiles, K in {count} slices of {}", slices.k_tiles * kernel.tiling.tiling.tile_k),
     };
     candidates.push((Pick::SplitK(slices), split_seconds, split_why));
+    let cluster_split_seconds = cluster_split_kernel(dtype).map(|kernel| {
+        let (seconds, slices) = cluster_split_time(dtype, size, gpu, &kernel);
+        let why = format!(
+            "tensor-core tiles, K in {} slices of {} added in clusters of {}",
+            slices.count,
+            slices.k_tiles * kernel.tiling.tiling.tile_k,
+            slices.count
+        );
+        candidates.push((Pick::ClusterSplitK(slices), seconds, why));
+        seconds
+    });
     let predicted: Vec<String> = candidates.iter().map(|(pick, seconds, _)| format!("{} {:.0}", short_name(pick), seconds * 1e6)).collect();
     let (pick, _, chosen) = candidates.into_iter().min_by(|a, b| a.1.total_cmp(&b.1)).expect("candidates");
     let why = format!("{roofline}; {waves}; predicted us: {}: {chosen}", predicted.join(", "));
-    Choice { pick, small_m_seconds, tiled_seconds: Some(tiled_seconds), split_seconds: Some(split_seconds), why }
+    Choice { pick, small_m_seconds, tiled_seconds: Some(tiled_seconds), split_seconds: Some(split_seconds), cluster_split_seconds, why }
 }
 
 /// A candidate's name in the reason.
@@ -296,6 +374,7 @@ fn short_name(pick: &Pick) -> &'static str {
         Pick::SmallM(_) => "small-M",
         Pick::Tiled => "tiled",
         Pick::SplitK(_) => "split-K",
+        Pick::ClusterSplitK(_) => "cluster split-K",
     }
 }
 

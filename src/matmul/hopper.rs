@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use cust::memory::{DeviceBuffer, DevicePointer};
 use half::bf16;
 use kernels_gpu::gemm::hopper::{Bf16Params, Bf16StoreParams, Entry, HopperKernel, SplitParams, Tf32x3Params, tma_store};
-use kernels_gpu::gemm::split_k::{self, KSlices};
+use kernels_gpu::gemm::split_k::{self, ClusterSlots, KSlices};
 use kernels_gpu::launch::{Dim3, Kernel, LaunchShape};
 use kernels_gpu::sgemm::r12_tf32x3_wgmma as tf32x3;
 
@@ -37,40 +37,80 @@ pub fn tf32x3_shape_limit((_, _, k): (u32, u32, u32)) -> Option<&'static str> {
     (tf32x3::padded_k(k).div_ceil(32) > 65_535).then_some("needs K ≤ 2097120 (the 3xTF32 split's grid)")
 }
 
+/// How many clusters of 1 to 8 blocks of the Hopper GEMMs (one block of
+/// about 193 KB of shared memory per SM) this GPU runs at once, as its
+/// driver says: what [`KSlices::plan_in_cluster`] cuts K by.
+pub fn gemm_cluster_slots(gpu: &Gpu) -> Result<ClusterSlots> {
+    cluster_slots(gpu, &kernels_gpu::bf16::r10_cluster_split_k::CLUSTER_SPLIT_K)
+}
+
+/// What the kernel's cut of K depends on: the SMs, and for a kernel that
+/// adds its slices in a cluster, how many clusters of each size the driver
+/// says fit at once.
+fn cluster_slots(gpu: &Gpu, kernel: &HopperKernel) -> Result<ClusterSlots> {
+    let packed = ClusterSlots::packed(gpu.info.multiprocessors);
+    if !kernel.sums_in_cluster() {
+        return Ok(packed);
+    }
+    gpu.cluster_slots(PtxModule::Sm90a, kernel.name(), kernel.tiling.launch(1, 1, 1, packed.multiprocessors()))
+}
+
 /// The kernel's launch shape on this GPU: a persistent grid takes one
-/// block per multiprocessor.
+/// block per multiprocessor. (For the table's occupancy column: where the
+/// driver cannot say how many clusters fit, as if they packed the SMs;
+/// running the kernel asks again and reports the error.)
 fn launch_shape(gpu: &Gpu, kernel: &HopperKernel, size: (u32, u32, u32)) -> LaunchShape {
-    kernel.launch(size, gpu.info.multiprocessors)
+    let slots = cluster_slots(gpu, kernel).unwrap_or(ClusterSlots::packed(gpu.info.multiprocessors));
+    kernel.launch(size, slots)
 }
 
 /// A kernel that splits K, set up for one problem: how K was cut, and
-/// the partial sums.
+/// where the slices are added.
 struct SplitK {
     kernel: Kernel<SplitParams>,
     size: (u32, u32, u32),
     shape: LaunchShape,
     slices: KSlices,
-    /// One `m`×`n` C per slice; one float when K is whole and C is not
-    /// scaled (C is written directly).
+    /// One `m`×`n` C per slice, added by a second kernel; one float when
+    /// the kernel writes C itself (K whole and C not scaled, or the slices
+    /// added in a cluster).
     sums: DeviceBuffer<f32>,
+    /// Whether a cluster of one block per slice adds the slices
+    /// ([`HopperKernel::sums_in_cluster`]).
+    in_cluster: bool,
 }
 
 impl SplitK {
     /// `scaled`: whether C may be scaled (`alpha`, `beta`), in which case
     /// even a whole K goes through the workspace and the sum.
     fn new(gpu: &Gpu, kernel: &HopperKernel, entry: Kernel<SplitParams>, size: (u32, u32, u32), scaled: bool) -> Result<SplitK> {
-        let slices = kernel.slices(size, gpu.info.multiprocessors);
-        let floats = if scaled { slices.count as u64 * size.0 as u64 * size.1 as u64 } else { slices.workspace(size.0, size.1) };
+        let slots = cluster_slots(gpu, kernel)?;
+        let slices = kernel.slices(size, slots);
+        let in_cluster = kernel.sums_in_cluster();
+        let floats = match (in_cluster, scaled) {
+            (true, _) => 0,
+            (false, true) => slices.count as u64 * size.0 as u64 * size.1 as u64,
+            (false, false) => slices.workspace(size.0, size.1),
+        };
         gpu.ensure_fits(4 * floats as u128, "the split-K partial sums")?;
         let sums = gpu.alloc(floats.max(1) as usize, "the split-K partial sums")?;
-        Ok(SplitK { kernel: entry, size, shape: launch_shape(gpu, kernel, size), slices, sums })
+        Ok(SplitK { kernel: entry, size, shape: kernel.launch(size, slots), slices, sums, in_cluster })
     }
 
     /// Runs the kernel with `(partial, slice_k_tiles)` appended to
     /// `(m, n, k, maps)`, then adds the slices into C as `alpha·sum +
-    /// beta·C`. With K whole and nothing to scale, the kernel writes C.
+    /// beta·C`. With K whole and nothing to scale, the kernel writes C; so
+    /// does a kernel that adds the slices in a cluster (which does not
+    /// scale).
     fn run(&self, gpu: &Gpu, maps: DevicePointer<u64>, (alpha, beta): (f32, f32), c: DevicePointer<f32>) -> Result<()> {
         let (m, n, k) = self.size;
+        let args = (m, n, k, maps, c, self.slices.k_tiles);
+        if self.in_cluster {
+            if (alpha, beta) != (1.0, 0.0) {
+                return Err(Error::new(format!("{} does not scale C (alpha = 1, beta = 0 only)", self.kernel.name())));
+            }
+            return gpu.launch_clustered_in(PtxModule::Sm90a, &self.kernel, self.shape, self.slices.count, args);
+        }
         let direct = self.slices.count == 1 && alpha == 1.0 && beta == 0.0;
         let out = if direct { c } else { pointer(&self.sums) };
         gpu.launch_in(PtxModule::Sm90a, &self.kernel, self.shape, (m, n, k, maps, out, self.slices.k_tiles))?;
@@ -113,7 +153,7 @@ impl Bf16Tma {
         let store = match kernel.entry {
             Entry::Bf16(entry) => Store::Direct(entry),
             Entry::Bf16Store(entry) => Store::Tma(entry, pointer(args.c)),
-            Entry::Bf16Split(entry) => Store::Split(SplitK::new(gpu, &kernel, entry, (m, n, k), false)?),
+            Entry::Bf16Split(entry) | Entry::Bf16ClusterSplit(entry) => Store::Split(SplitK::new(gpu, &kernel, entry, (m, n, k), false)?),
             Entry::Tf32x3(_) | Entry::Tf32x3Split(_) => return Err(Error::new(format!("{} is not a BF16 kernel", kernel.name()))),
         };
         // Loads (and JIT-compiles) the module now, outside any timing; on a

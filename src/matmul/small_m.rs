@@ -27,6 +27,9 @@ pub trait SmallMElement: Element {
     fn tiled() -> &'static dyn RungKernel<Self>;
     /// The ladder's split-K rung ([`auto::split_kernel`]).
     fn split() -> &'static dyn RungKernel<Self>;
+    /// The ladder's split-K rung that adds the slices in a cluster, if it
+    /// has one ([`auto::cluster_split_kernel`]).
+    fn cluster_split() -> Option<&'static dyn RungKernel<Self>>;
     /// The type's whole ladder.
     fn ladder() -> Ladder<Self>;
 }
@@ -46,6 +49,10 @@ impl SmallMElement for f32 {
 
     fn split() -> &'static dyn RungKernel<f32> {
         &kernels_gpu::sgemm::r14_tf32x3_split_k::SPLIT_K
+    }
+
+    fn cluster_split() -> Option<&'static dyn RungKernel<f32>> {
+        None
     }
 
     /// Rung 8 at its first tile shape: the sweep is about shapes, not tuning.
@@ -69,6 +76,10 @@ impl SmallMElement for bf16 {
 
     fn split() -> &'static dyn RungKernel<bf16> {
         &kernels_gpu::bf16::r09_split_k::SPLIT_K
+    }
+
+    fn cluster_split() -> Option<&'static dyn RungKernel<bf16>> {
+        Some(&kernels_gpu::bf16::r10_cluster_split_k::CLUSTER_SPLIT_K)
     }
 
     fn ladder() -> Ladder<bf16> {
@@ -155,7 +166,11 @@ impl AutoRung {
     fn choose<E: SmallMElement>(gpu: &Gpu, size: (u32, u32, u32)) -> auto::Choice {
         let tiled = E::tiled();
         let runs = tiled.module().runs_on(gpu.info.compute_capability) && tiled.shape_limit(size).is_none();
-        auto::choose(E::DTYPE, size, &Machine::of(&gpu.info), runs)
+        // Where the driver cannot say how many clusters fit, as if they
+        // packed the SMs: a cluster rung picked then reports the driver's
+        // error when it runs.
+        let machine = Machine::of_gpu(gpu).unwrap_or(Machine::of(&gpu.info));
+        auto::choose(E::DTYPE, size, &machine, runs)
     }
 
     /// The rung the choice runs.
@@ -165,6 +180,8 @@ impl AutoRung {
             Pick::SmallM(_) => &SmallMRung,
             Pick::Tiled => E::tiled(),
             Pick::SplitK(_) => E::split(),
+            // The model offers it only where the ladder has one (tested below).
+            Pick::ClusterSplitK(_) => E::cluster_split().unwrap_or(E::split()),
         };
         (kernel, choice)
     }
@@ -220,5 +237,9 @@ mod tests {
         assert_eq!(<f32 as SmallMElement>::split().name(), auto::split_kernel(f32::DTYPE).name());
         assert_eq!(<bf16 as SmallMElement>::tiled().name(), auto::tiled_kernel(bf16::DTYPE).name());
         assert_eq!(<f32 as SmallMElement>::tiled().name(), auto::tiled_kernel(f32::DTYPE).name());
+        let cluster = <bf16 as SmallMElement>::cluster_split().map(|r| r.name());
+        assert_eq!(cluster, auto::cluster_split_kernel(bf16::DTYPE).map(|k| k.name()));
+        let cluster = <f32 as SmallMElement>::cluster_split().map(|r| r.name());
+        assert_eq!(cluster, auto::cluster_split_kernel(f32::DTYPE).map(|k| k.name()));
     }
 }

@@ -50,7 +50,7 @@ pub fn run<E: SmallMElement>(gpu: &Gpu, shapes: &[Shape], options: &SweepOptions
     };
     let ladder = E::ladder().select(&list)?;
     gpu.flush_l2_between_runs(!options.hot)?;
-    let machine = Machine::of(&gpu.info);
+    let machine = Machine::of_gpu(gpu)?;
     let input_bytes = std::mem::size_of::<E::Bits>() as u32;
     let mut rows = Vec::new();
     for (i, shape) in shapes.iter().enumerate() {

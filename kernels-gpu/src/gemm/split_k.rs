@@ -33,6 +33,74 @@ pub const MIN_SLICE_K_TILES: u32 = 4;
 /// 32 KB at an SM's share of DRAM) per extra unit.
 pub const UNIT_START_K_TILES: u32 = 2;
 
+/// The most slices one cluster adds (one block per slice): the portable
+/// cluster size (more needs an opt-in the driver may refuse).
+pub const MOST_CLUSTER_SLICES: u32 = 8;
+
+/// How many clusters of 1, 2, … [`MOST_CLUSTER_SLICES`] blocks of one
+/// kernel fit on the GPU at once: `of(c)` for clusters of `c`. A cluster's
+/// blocks must run on SMs of one group (a GPC on NVIDIA GPUs), and the
+/// groups need not divide evenly: with one block per SM the H200 holds 15
+/// clusters of 8, not 132 / 8 = 16, and a 16th would run after the others.
+/// Clusters of 1 are plain blocks: `of(1)` is the SMs (times blocks per SM).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClusterSlots(pub [u32; MOST_CLUSTER_SLICES as usize]);
+
+impl ClusterSlots {
+    /// As if every size packed the SMs perfectly (`multiprocessors / c`):
+    /// what a GPU without clusters, or one not asked, is assumed to do.
+    pub const fn packed(multiprocessors: u32) -> ClusterSlots {
+        let mut slots = [0; MOST_CLUSTER_SLICES as usize];
+        let mut c = 0;
+        while c < slots.len() {
+            slots[c] = multiprocessors / (c as u32 + 1);
+            c += 1;
+        }
+        ClusterSlots(slots)
+    }
+
+    /// Clusters of `size` blocks that fit at once (`size` from 1 to
+    /// [`MOST_CLUSTER_SLICES`]).
+    pub const fn of(&self, size: u32) -> u32 {
+        self.0[size as usize - 1]
+    }
+
+    /// Blocks that run at once with clusters of 1: the SMs, for a kernel of
+    /// one block per SM.
+    pub const fn multiprocessors(&self) -> u32 {
+        self.of(1)
+    }
+}
+
+/// What a cut costs the busiest SM, in bytes.
+#[derive(Clone, Copy)]
+struct Cost {
+    k_tile_bytes: u32,
+    tile_bytes: u32,
+    /// Times each partial C crosses the chip: 2 through DRAM (written,
+    /// then read by [`sum_slices`]), 1 within a cluster.
+    passes: u32,
+    /// When a tile's slices run as one cluster: how many clusters fit at
+    /// once.
+    cluster: Option<ClusterSlots>,
+}
+
+impl Cost {
+    /// The busiest SM's streaming (its rounds of units, each with
+    /// [`UNIT_START_K_TILES`] to fill its pipeline) and its share of the
+    /// partial sums.
+    const fn of(self, cut: KSlices, tiles: u32, multiprocessors: u32) -> u64 {
+        let units = tiles as u64 * cut.count as u64;
+        let rounds = match self.cluster {
+            Some(slots) => (tiles as u64).div_ceil(slots.of(cut.count) as u64),
+            None => units.div_ceil(multiprocessors as u64),
+        };
+        let stream = rounds * (cut.k_tiles + UNIT_START_K_TILES) as u64 * self.k_tile_bytes as u64;
+        let partial = if cut.count == 1 { 0 } else { self.passes as u64 * units * self.tile_bytes as u64 / multiprocessors as u64 };
+        stream + partial
+    }
+}
+
 impl KSlices {
     /// K whole: one slice of all `k_tiles`.
     pub const fn whole(k_tiles: u32) -> KSlices {
@@ -41,30 +109,43 @@ impl KSlices {
 
     /// The cut that finishes first by a count of bytes, for `tiles` tiles
     /// whose k-tiles each read `k_tile_bytes` from DRAM, and whose partial
-    /// C is `tile_bytes` of fp32. Only a GPU that the tiles leave partly
-    /// idle is worth cutting K for: with a wave or more of tiles, the
-    /// partial sums' traffic costs more than evening out the last wave
-    /// saves. Otherwise the count is the busiest SM's k-tiles (units are
-    /// dealt out round-robin, so it has the units per SM rounded up, each
-    /// with [`UNIT_START_K_TILES`] to fill its pipeline), plus its share of
-    /// the partial sums (written, then read by the reduction).
+    /// C is `tile_bytes` of fp32, added by [`sum_slices`]. Only a GPU that
+    /// the tiles leave partly idle is worth cutting K for: with a wave or
+    /// more of tiles, the partial sums' traffic costs more than evening out
+    /// the last wave saves. Otherwise the count is the busiest SM's k-tiles
+    /// (units are dealt out round-robin, so it has the units per SM rounded
+    /// up, each with [`UNIT_START_K_TILES`] to fill its pipeline), plus its
+    /// share of the partial sums (written, then read by the reduction).
     pub const fn plan(tiles: u32, k_tiles: u32, multiprocessors: u32, k_tile_bytes: u32, tile_bytes: u32) -> KSlices {
-        let most = if tiles < multiprocessors && k_tiles >= 2 * MIN_SLICE_K_TILES { k_tiles / MIN_SLICE_K_TILES } else { 1 };
+        let cost = Cost { k_tile_bytes, tile_bytes, passes: 2, cluster: None };
+        KSlices::cheapest(tiles, k_tiles, multiprocessors, k_tiles / MIN_SLICE_K_TILES, cost)
+    }
+
+    /// The same, when a tile's slices are added inside a cluster of one
+    /// block per slice ([`crate::gemm::hopper::cluster_sum`]): at most
+    /// [`MOST_CLUSTER_SLICES`] slices, the partial sums cross the chip once
+    /// (no DRAM, no second kernel), and only `slots` whole clusters run at
+    /// once: a cut whose clusters do not all fit runs a second round.
+    pub const fn plan_in_cluster(tiles: u32, k_tiles: u32, slots: ClusterSlots, k_tile_bytes: u32, tile_bytes: u32) -> KSlices {
+        let most = k_tiles / MIN_SLICE_K_TILES;
+        let most = if most < MOST_CLUSTER_SLICES { most } else { MOST_CLUSTER_SLICES };
+        let cost = Cost { k_tile_bytes, tile_bytes, passes: 1, cluster: Some(slots) };
+        KSlices::cheapest(tiles, k_tiles, slots.multiprocessors(), most, cost)
+    }
+
+    /// The cut of at most `most` slices with the lowest [`Cost`].
+    const fn cheapest(tiles: u32, k_tiles: u32, multiprocessors: u32, most: u32, cost: Cost) -> KSlices {
+        let most = if tiles < multiprocessors && k_tiles >= 2 * MIN_SLICE_K_TILES { most } else { 1 };
         let mut best = KSlices::whole(k_tiles);
         let mut best_cost = u64::MAX;
         let mut slices = 1;
         while slices <= most {
             let per = k_tiles.div_ceil(slices);
             let cut = KSlices { count: k_tiles.div_ceil(per), k_tiles: per };
-            let units = tiles as u64 * cut.count as u64;
-            let rounds = units.div_ceil(multiprocessors as u64);
-            // In bytes: the busiest SM's streaming, and its share of the partial sums.
-            let stream = rounds * (per + UNIT_START_K_TILES) as u64 * k_tile_bytes as u64;
-            let partial = if cut.count == 1 { 0 } else { 2 * units * tile_bytes as u64 / multiprocessors as u64 };
-            let cost = stream + partial;
-            if cost < best_cost {
+            let bytes = cost.of(cut, tiles, multiprocessors);
+            if bytes < best_cost {
                 best = cut;
-                best_cost = cost;
+                best_cost = bytes;
             }
             slices += 1;
         }

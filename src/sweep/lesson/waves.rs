@@ -51,7 +51,7 @@ pub fn of_shape(name: &str, size: (u32, u32, u32), machine: &Machine, dtype: cra
     let waves = tiles.div_ceil(sms);
     // The split-K rung's own cut (KSlices::plan), over its own tiles.
     let split_rung = split_kernel(dtype);
-    let slices = split_rung.slices(size, machine.multiprocessors);
+    let slices = split_rung.slices(size, machine.clusters);
     let split_tiles = split_rung.tiling.tiles(m, n) as u64;
     let s = slices.count as u64;
     let items = split_tiles * s;

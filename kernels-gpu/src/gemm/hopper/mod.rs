@@ -1,7 +1,7 @@
 //! Building blocks of the Hopper rungs (sm_90a): wgmma reading tiles from
 //! shared memory, TMA copies completing on mbarriers, and producer/consumer
 //! warpgroups. The rungs themselves are in their ladders
-//! ([`crate::bf16`] rungs 2-7 and 9, [`crate::sgemm`] rungs 12 and 14).
+//! ([`crate::bf16`] rungs 2-7, 9 and 10, [`crate::sgemm`] rungs 12 and 14).
 //!
 //! These kernels exist only in the second PTX module, built for `sm_90a`
 //! (`--cfg ptx_ladder_hopper`); on the host this module gives their names,
@@ -14,11 +14,13 @@
 //! - `tile_loop`: the whole kernel of BF16 rungs 2-4 and 9 (K split);
 //! - [`tf32x3`]: the 3xTF32 GEMM of SGEMM rungs 12 and 14;
 //! - [`tma_store`]: a consumer's tile of C stored by TMA (rungs 5 and 6);
-//! - [`cluster`]: block setup and producer of the clustered rungs (6 and 7).
+//! - [`cluster`]: block setup and producer of the clustered rungs (6 and 7);
+//! - [`cluster_sum`]: a tile's slices of K added inside its cluster (rung 10).
 //!
 //! The modules named in plain text exist only in the sm_90a build.
 
 pub mod cluster;
+pub mod cluster_sum;
 #[cfg(ptx_ladder_hopper)]
 pub mod consumer;
 #[cfg(ptx_ladder_hopper)]
@@ -30,7 +32,7 @@ pub mod tile_loop;
 pub mod tma_store;
 
 use crate::LaunchBounds;
-use crate::gemm::split_k::KSlices;
+use crate::gemm::split_k::{ClusterSlots, KSlices};
 use crate::gemm::tiling::Tiling;
 use crate::launch::{Dim3, Kernel, LaunchShape};
 
@@ -145,6 +147,9 @@ pub enum Entry {
     Bf16Split(Kernel<SplitParams>),
     /// 3xTF32 with K split ([`SplitParams`], the maps as [`Entry::Tf32x3`]).
     Tf32x3Split(Kernel<SplitParams>),
+    /// BF16 with K split and the slices added in a cluster of one block
+    /// per slice ([`SplitParams`], but the fifth parameter is C itself).
+    Bf16ClusterSplit(Kernel<SplitParams>),
 }
 
 /// What the host needs to launch one Hopper GEMM.
@@ -161,7 +166,7 @@ impl HopperKernel {
             Entry::Bf16(kernel) => kernel.name(),
             Entry::Bf16Store(kernel) => kernel.name(),
             Entry::Tf32x3(kernel) => kernel.name(),
-            Entry::Bf16Split(kernel) | Entry::Tf32x3Split(kernel) => kernel.name(),
+            Entry::Bf16Split(kernel) | Entry::Tf32x3Split(kernel) | Entry::Bf16ClusterSplit(kernel) => kernel.name(),
         }
     }
 
@@ -174,7 +179,7 @@ impl HopperKernel {
             Entry::Bf16(kernel) => kernel.bounds(),
             Entry::Bf16Store(kernel) => kernel.bounds(),
             Entry::Tf32x3(kernel) => kernel.bounds(),
-            Entry::Bf16Split(kernel) | Entry::Tf32x3Split(kernel) => kernel.bounds(),
+            Entry::Bf16Split(kernel) | Entry::Tf32x3Split(kernel) | Entry::Bf16ClusterSplit(kernel) => kernel.bounds(),
         }
     }
 
@@ -182,19 +187,30 @@ impl HopperKernel {
     /// the 3xTF32 rung's big and small parts.
     pub const fn input_bytes(&self) -> u32 {
         match self.entry {
-            Entry::Bf16(_) | Entry::Bf16Store(_) | Entry::Bf16Split(_) => 2,
+            Entry::Bf16(_) | Entry::Bf16Store(_) | Entry::Bf16Split(_) | Entry::Bf16ClusterSplit(_) => 2,
             Entry::Tf32x3(_) | Entry::Tf32x3Split(_) => 8,
         }
     }
 
-    /// Whether it splits K ([`Entry::Bf16Split`], [`Entry::Tf32x3Split`]).
+    /// Whether it splits K ([`Entry::Bf16Split`], [`Entry::Tf32x3Split`],
+    /// [`Entry::Bf16ClusterSplit`]).
     pub const fn splits_k(&self) -> bool {
-        matches!(self.entry, Entry::Bf16Split(_) | Entry::Tf32x3Split(_))
+        matches!(self.entry, Entry::Bf16Split(_) | Entry::Tf32x3Split(_) | Entry::Bf16ClusterSplit(_))
     }
 
-    /// How it cuts K for an `m`×`n`×`k` problem: into slices when it splits
-    /// K ([`KSlices::plan`]), else whole.
-    pub const fn slices(&self, (m, n, k): (u32, u32, u32), multiprocessors: u32) -> KSlices {
+    /// Whether it adds the slices of K inside a cluster of one block per
+    /// slice ([`Entry::Bf16ClusterSplit`]), launched with that cluster
+    /// size, rather than by a second kernel.
+    pub const fn sums_in_cluster(&self) -> bool {
+        matches!(self.entry, Entry::Bf16ClusterSplit(_))
+    }
+
+    /// How it cuts K for an `m`×`n`×`k` problem on a GPU with `slots`
+    /// ([`ClusterSlots::multiprocessors`] SMs; clusters matter only to a
+    /// kernel that [sums in a cluster](HopperKernel::sums_in_cluster)):
+    /// into slices when it splits K ([`KSlices::plan`],
+    /// [`KSlices::plan_in_cluster`]), else whole.
+    pub const fn slices(&self, (m, n, k): (u32, u32, u32), slots: ClusterSlots) -> KSlices {
         let k_tiles = k.div_ceil(self.tiling.tiling.tile_k);
         if !self.splits_k() {
             return KSlices::whole(k_tiles);
@@ -202,11 +218,16 @@ impl HopperKernel {
         let (tile_m, tile_n, tile_k) = (self.tiling.tile_m(), self.tiling.tiling.tile_n, self.tiling.tiling.tile_k);
         let k_tile_bytes = tile_k * tile_n * self.input_bytes();
         let tile_bytes = 4 * (if m < tile_m { m } else { tile_m }) * (if n < tile_n { n } else { tile_n });
-        KSlices::plan(self.tiling.tiles(m, n), k_tiles, multiprocessors, k_tile_bytes, tile_bytes)
+        let tiles = self.tiling.tiles(m, n);
+        if self.sums_in_cluster() {
+            KSlices::plan_in_cluster(tiles, k_tiles, slots, k_tile_bytes, tile_bytes)
+        } else {
+            KSlices::plan(tiles, k_tiles, slots.multiprocessors(), k_tile_bytes, tile_bytes)
+        }
     }
 
-    pub const fn launch(&self, size: (u32, u32, u32), multiprocessors: u32) -> LaunchShape {
-        self.tiling.launch(size.0, size.1, self.slices(size, multiprocessors).count, multiprocessors)
+    pub const fn launch(&self, size: (u32, u32, u32), slots: ClusterSlots) -> LaunchShape {
+        self.tiling.launch(size.0, size.1, self.slices(size, slots).count, slots.multiprocessors())
     }
 }
 
@@ -245,11 +266,50 @@ impl Scale {
     }
 }
 
+/// Where pair `pair` of a warpgroup thread's accumulators lies in its
+/// warpgroup's 64-row tile, in the wgmma register layout (see
+/// [`crate::gpu::hopper::wgmma`]): the row, and the column of the pair's
+/// first value. Pair `p` is accumulators `2p` and `2p + 1`, neighbouring
+/// columns; pairs alternate between two rows 8 apart, then move 8
+/// columns right.
+#[cfg(ptx_ladder_hopper)]
+#[inline(always)]
+pub(crate) fn pair_position(thread: u32, pair: u32) -> (u32, u32) {
+    let (warp, lane) = (thread / 32, thread % 32);
+    (16 * warp + lane / 4 + 8 * (pair % 2), 8 * (pair / 2) + 2 * (lane % 4))
+}
+
+/// Writes `values`, scaled, to (`row`, `col..col + 2`) of the row-major
+/// `m`×`n` matrix `c`, skipping what lies outside it: one 8-byte store
+/// where `n` is even (so the pair is 8-byte aligned).
+///
+/// # Safety
+/// `c` is an `m`×`n` matrix.
+#[cfg(ptx_ladder_hopper)]
+#[inline(always)]
+pub(crate) unsafe fn store_pair(values: (f32, f32), scale: Scale, c: *mut f32, (m, n): (u32, u32), (row, col): (u32, u32)) {
+    type F32x2 = core::simd::Simd<f32, 2>;
+    if row < m && col < n {
+        let p = unsafe { c.add(row as usize * n as usize + col as usize) };
+        let v0 = scale.apply(values.0, p);
+        let v1 = if col + 1 < n { scale.apply(values.1, unsafe { p.add(1) }) } else { 0.0 };
+        unsafe {
+            if col + 1 < n && n % 2 == 0 {
+                p.cast::<F32x2>().write(F32x2::from_array([v0, v1]));
+            } else {
+                p.write(v0);
+                if col + 1 < n {
+                    p.add(1).write(v1);
+                }
+            }
+        }
+    }
+}
+
 /// Writes a warpgroup's 64×N accumulator tile (the wgmma register layout,
-/// see [`crate::gpu::hopper::wgmma`]), scaled, to rows `row0..` and columns
-/// `col0..` of the row-major `m`×`n` matrix `c`, skipping what lies outside
-/// it. Each thread stores pairs of neighbouring columns with one 8-byte
-/// store where `n` is even (so the pair is 8-byte aligned).
+/// see [`pair_position`]), scaled, to rows `row0..` and columns `col0..` of
+/// the row-major `m`×`n` matrix `c`, skipping what lies outside it, a pair
+/// of neighbouring columns at a time ([`store_pair`]).
 ///
 /// # Safety
 /// `c` is an `m`×`n` matrix; `thread` is the thread's rank in its warpgroup.
@@ -263,28 +323,14 @@ pub(crate) unsafe fn store_accumulators<const N: usize>(
     (row0, col0): (u32, u32),
     thread: u32,
 ) {
-    type F32x2 = core::simd::Simd<f32, 2>;
+    // The rows and columns of pair_position, for pair 2j + half.
     let (warp, lane) = (thread / 32, thread % 32);
     let row = row0 + 16 * warp + lane / 4;
     for j in 0..N / 4 {
         let col = col0 + 8 * j as u32 + 2 * (lane % 4);
         for half in 0..2 {
-            let r = row + 8 * half as u32;
-            if r < m && col < n {
-                let p = unsafe { c.add(r as usize * n as usize + col as usize) };
-                let v0 = scale.apply(acc[4 * j + 2 * half], p);
-                let v1 = if col + 1 < n { scale.apply(acc[4 * j + 2 * half + 1], unsafe { p.add(1) }) } else { 0.0 };
-                unsafe {
-                    if col + 1 < n && n % 2 == 0 {
-                        p.cast::<F32x2>().write(F32x2::from_array([v0, v1]));
-                    } else {
-                        p.write(v0);
-                        if col + 1 < n {
-                            p.add(1).write(v1);
-                        }
-                    }
-                }
-            }
+            let values = (acc[4 * j + 2 * half], acc[4 * j + 2 * half + 1]);
+            unsafe { store_pair(values, scale, c, (m, n), (row + 8 * half as u32, col)) };
         }
     }
 }

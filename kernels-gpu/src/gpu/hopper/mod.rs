@@ -96,6 +96,54 @@ pub unsafe fn store_shared_f32x2(address: u32, x: f32, y: f32) {
     unsafe { core::arch::asm!("st.shared.v2.f32 [{a}], {{{x}, {y}}};", a = in(reg32) address, x = in(reg32) x, y = in(reg32) y) }
 }
 
+/// `mapa.shared::cluster.u32` then `st.shared::cluster.v4.f32`: sixteen
+/// bytes at shared address `address` of the cluster's block `rank`
+/// (distributed shared memory; this block's own when `rank` is its rank).
+/// The store does not wait for the remote block: a cluster barrier
+/// ([`sync_cluster`]) makes it visible there.
+///
+/// # Safety
+/// `address` is 16-byte aligned and inside block `rank`'s shared memory,
+/// which nothing else is using, and block `rank` has not exited.
+#[cfg(ptx_ladder_hopper)]
+#[inline(always)]
+pub unsafe fn store_cluster_f32x4(address: u32, rank: u32, v: [f32; 4]) {
+    unsafe {
+        core::arch::asm!(
+            "{{ .reg .b32 remote;",
+            "mapa.shared::cluster.u32 remote, {a}, {r};",
+            "st.shared::cluster.v4.f32 [remote], {{{x}, {y}, {z}, {w}}}; }}",
+            a = in(reg32) address,
+            r = in(reg32) rank,
+            x = in(reg32) v[0],
+            y = in(reg32) v[1],
+            z = in(reg32) v[2],
+            w = in(reg32) v[3],
+        )
+    }
+}
+
+/// `ld.shared.v4.f32`: sixteen bytes at a shared-window address.
+///
+/// # Safety
+/// `address` is 16-byte aligned and inside this block's shared memory.
+#[cfg(ptx_ladder_hopper)]
+#[inline(always)]
+pub unsafe fn load_shared_f32x4(address: u32) -> [f32; 4] {
+    let (x, y, z, w): (f32, f32, f32, f32);
+    unsafe {
+        core::arch::asm!(
+            "ld.shared.v4.f32 {{{x}, {y}, {z}, {w}}}, [{a}];",
+            a = in(reg32) address,
+            x = out(reg32) x,
+            y = out(reg32) y,
+            z = out(reg32) z,
+            w = out(reg32) w,
+        )
+    };
+    [x, y, z, w]
+}
+
 /// `%cluster_ctarank`: this block's rank in its cluster.
 #[cfg(ptx_ladder_hopper)]
 #[inline(always)]
