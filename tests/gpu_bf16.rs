@@ -35,6 +35,11 @@ const SHAPES: &[(u32, u32, u32)] = &[
     // second 64 rows lie below M (rung 9 hands those stages back) and one
     // whose rows it computes.
     (150, 17408, 136),
+    // Rung 10: 6 tiles in clusters of 8 slices, the last of 2 k-tiles, one
+    // tile-row whose second warpgroup has no rows, a partial column tile;
+    // and o at M = 16, 16 tiles in 6 slices (15 clusters of 8 would not fit).
+    (150, 520, 4104),
+    (16, 4096, 4096),
 ];
 
 #[test]

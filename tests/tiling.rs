@@ -1,7 +1,9 @@
 //! The one tile vocabulary: what each rung's `Tiling` derives (threads,
 //! shared memory, launch shape) agrees with the kernels' documented shapes.
 
-use kernels_gpu::gemm::split_k::{KSlices, MIN_SLICE_K_TILES, SUM_THREADS, slice_range, sum_lanes, sum_launch};
+use kernels_gpu::gemm::split_k::{
+    ClusterSlots, KSlices, MIN_SLICE_K_TILES, MOST_CLUSTER_SLICES, SUM_THREADS, slice_range, sum_lanes, sum_launch,
+};
 use kernels_gpu::gemm::tiling::Tiling;
 use kernels_gpu::launch::Dim3;
 use kernels_gpu::sgemm::{r04_blocktile_1d as r04, r05_blocktile_2d as r05, r06_vectorized as r06, r08_autotuned as r08};
@@ -81,6 +83,37 @@ fn many_tiles_or_short_k_keep_k_whole() {
     assert_eq!(KSlices::plan(192, 64, 132, KB, TILE(128)), KSlices::whole(64));
     assert_eq!(KSlices::plan(1, 7, 132, KB, TILE(128)), KSlices::whole(7));
     assert_eq!(KSlices::plan(1, 8, 132, KB, TILE(1)), KSlices { count: 2, k_tiles: 4 });
+}
+
+/// The H200's clusters of 1 to 8 one-per-SM blocks that run at once, as
+/// its driver reports them (`ptx-ladder info`).
+const H200: ClusterSlots = ClusterSlots([132, 66, 39, 30, 22, 17, 15, 15]);
+
+/// Slices added in a cluster: at most 8 (one block each), and only as many
+/// clusters as fit at once count as one round.
+#[test]
+fn cluster_cuts_fit_the_clusters_that_run_at_once() {
+    // o at M = 16: 16 tiles. 16 clusters of 8 would fit if the SMs packed
+    // (132 / 8 = 16), but 15 do: 6 slices (17 clusters of 6 fit).
+    assert_eq!(KSlices::plan_in_cluster(16, 64, ClusterSlots::packed(132), KB, TILE(16)), KSlices { count: 8, k_tiles: 8 });
+    assert_eq!(KSlices::plan_in_cluster(16, 64, H200, KB, TILE(16)), KSlices { count: 6, k_tiles: 11 });
+    // One tile and a deep K: still no more than a cluster's 8.
+    assert_eq!(KSlices::plan_in_cluster(1, 1024, H200, KB, 64 * 64 * 4), KSlices { count: 8, k_tiles: 128 });
+    // A wave of tiles or more: K whole, as without clusters.
+    assert_eq!(KSlices::plan_in_cluster(132, 64, H200, KB, TILE(128)), KSlices::whole(64));
+    // 40 tiles: clusters of 5 in two rounds of 22 and 18 (13 k-tiles
+    // each) beat 40 blocks walking all 64.
+    assert_eq!(KSlices::plan_in_cluster(40, 64, H200, KB, TILE(128)), KSlices { count: 5, k_tiles: 13 });
+    for tiles in 1..140 {
+        let cut = KSlices::plan_in_cluster(tiles, 64, H200, KB, TILE(128));
+        assert!(cut.count <= MOST_CLUSTER_SLICES, "{tiles}: {cut:?}");
+    }
+}
+
+#[test]
+fn packed_slots_divide_the_sms() {
+    assert_eq!(ClusterSlots::packed(132), ClusterSlots([132, 66, 44, 33, 26, 22, 18, 16]));
+    assert_eq!(H200.multiprocessors(), 132);
 }
 
 /// Every k-tile is in exactly one slice, for any cut.

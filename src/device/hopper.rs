@@ -10,8 +10,8 @@ use super::Gpu;
 use crate::error::{Context as _, Error, Result};
 use cust::memory::{DeviceCopy, DevicePointer};
 use cust::module::Module;
-use libloading::Library;
 use kernels_gpu::launch::LaunchShape;
+use libloading::Library;
 use std::ffi::c_void;
 use std::sync::OnceLock;
 
@@ -98,8 +98,12 @@ struct LaunchConfig {
     attribute_count: u32,
 }
 
-type LaunchKernelExFn =
-    unsafe extern "C" fn(config: *const LaunchConfig, function: cust::sys::CUfunction, params: *mut *mut c_void, extra: *mut *mut c_void) -> i32;
+type LaunchKernelExFn = unsafe extern "C" fn(
+    config: *const LaunchConfig,
+    function: cust::sys::CUfunction,
+    params: *mut *mut c_void,
+    extra: *mut *mut c_void,
+) -> i32;
 
 type MaxActiveClustersFn = unsafe extern "C" fn(clusters: *mut i32, function: cust::sys::CUfunction, config: *const LaunchConfig) -> i32;
 
@@ -118,9 +122,8 @@ fn cuda12() -> Result<&'static Cuda12> {
         let missing = |name: &str| format!("the NVIDIA driver has no {name} (the Hopper rungs need a CUDA 12 or newer driver)");
         let encode_tiled = *library.get::<EncodeTiledFn>(b"cuTensorMapEncodeTiled\0").map_err(|_| missing("cuTensorMapEncodeTiled"))?;
         let launch_kernel_ex = *library.get::<LaunchKernelExFn>(b"cuLaunchKernelEx\0").map_err(|_| missing("cuLaunchKernelEx"))?;
-        let max_active_clusters = *library
-            .get::<MaxActiveClustersFn>(b"cuOccupancyMaxActiveClusters\0")
-            .map_err(|_| missing("cuOccupancyMaxActiveClusters"))?;
+        let max_active_clusters =
+            *library.get::<MaxActiveClustersFn>(b"cuOccupancyMaxActiveClusters\0").map_err(|_| missing("cuOccupancyMaxActiveClusters"))?;
         Ok(Cuda12 { _library: library, encode_tiled, launch_kernel_ex, max_active_clusters })
     });
     found.as_ref().map_err(|e| Error::new(e.clone()))

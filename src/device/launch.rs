@@ -174,7 +174,10 @@ impl Gpu {
         let name = kernel.name();
         self.check_shape(name, shape)?;
         if cluster == 0 || !shape.grid.x.is_multiple_of(cluster) {
-            return Err(Error::new(format!("cannot launch {name}: a grid of {} blocks along x is not whole clusters of {cluster}", shape.grid.x)));
+            return Err(Error::new(format!(
+                "cannot launch {name}: a grid of {} blocks along x is not whole clusters of {cluster}",
+                shape.grid.x
+            )));
         }
         let function = self.function(module, name)?;
         self.allow_shared(&function, name, shape.shared_bytes)?;

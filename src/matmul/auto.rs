@@ -31,7 +31,7 @@ use kernels_gpu::gemm::split_k::{ClusterSlots, KSlices};
 
 /// Clusters of 1 to 8 blocks of the Hopper GEMMs that the H200 runs at
 /// once, as its driver reports them (`ptx-ladder info`).
-pub const H200_CLUSTERS: ClusterSlots = ClusterSlots([132, 66, 44, 33, 26, 22, 18, 15]);
+pub const H200_CLUSTERS: ClusterSlots = ClusterSlots([132, 66, 39, 30, 22, 17, 15, 15]);
 
 /// Fraction of the FP32 peak the small-M kernel's FMAs sustain: with 8
 /// or 16 rows of A per block it did 7-11 TFLOP/s of the H200's 66.9 (each
@@ -59,7 +59,7 @@ pub const SPLIT_K_TILE_EFFICIENCY: f64 = 0.96;
 /// each block sends its whole partial tile (the rows below M) to the
 /// blocks that own its parts. Measured on the H200: see
 /// [`cluster_split_time`].
-pub const CLUSTER_EXCHANGE_SECONDS_PER_BYTE: f64 = 1.0 / 20e9;
+pub const CLUSTER_EXCHANGE_SECONDS_PER_BYTE: f64 = 1.0 / 12e9;
 
 /// Fraction of DRAM bandwidth the split-K rung's TMA copies reach when
 /// the weights stream through it: 3.0 of 4.5 TB/s on Llama-3-8B's gate_up
@@ -307,12 +307,11 @@ pub fn cluster_split_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machin
     let tiles = kernel.tiling.tiles(m, n) as u64;
     let at_once = gpu.clusters.of(slices.count) as u64;
     let rounds = tiles.div_ceil(at_once) as f64;
-    let busy = (tiles.min(at_once) * slices.count as u64).min(gpu.multiprocessors as u64) as f64 / gpu.multiprocessors as f64;
     let bytes = min_bytes((m, n, k), input_passes(dtype) * input_bytes(dtype));
     let arithmetic = rounds * slice_seconds(dtype, m, kernel, slices, gpu);
     let tile_bytes = 4.0 * m.min(kernel.tiling.tile_m()) as f64 * n.min(kernel.tiling.tiling.tile_n) as f64;
     let exchange = if slices.count == 1 { 0.0 } else { rounds * tile_bytes * CLUSTER_EXCHANGE_SECONDS_PER_BYTE };
-    let time = combined(bytes / (gpu.dram_bytes * SPLIT_K_STREAM_EFFICIENCY * busy), arithmetic) + exchange + LAUNCH_SECONDS;
+    let time = combined(bytes / (gpu.dram_bytes * SPLIT_K_STREAM_EFFICIENCY), arithmetic) + exchange + LAUNCH_SECONDS;
     (time, slices)
 }
 
@@ -389,10 +388,15 @@ mod tests {
     #[test]
     fn decode_streams_and_squares_tile() {
         for (k, n) in [(4096, 6144), (4096, 4096), (4096, 28672), (14336, 4096)] {
-            assert!(matches!(pick(Dtype::Bf16, (1, n, k)), Pick::SmallM(p) if p.rows == 1), "M = 1, {k}x{n}");
             assert!(matches!(pick(Dtype::F32, (1, n, k)), Pick::SmallM(_)), "fp32 M = 1, {k}x{n}");
             assert_eq!(pick(Dtype::Bf16, (8192, n, k)), Pick::Tiled, "M = 8192, {k}x{n}");
         }
+        for (k, n) in [(4096, 6144), (4096, 28672), (14336, 4096)] {
+            assert!(matches!(pick(Dtype::Bf16, (1, n, k)), Pick::SmallM(p) if p.rows == 1), "M = 1, {k}x{n}");
+        }
+        // The smallest weights (32 MB): the small-M kernel's 256 slices
+        // cost more than 16 tiles' 6 slices added in clusters.
+        assert_eq!(pick(Dtype::Bf16, (1, 4096, 4096)), Pick::ClusterSplitK(KSlices { count: 6, k_tiles: 11 }));
         assert_eq!(pick(Dtype::Bf16, (4096, 4096, 4096)), Pick::Tiled);
         assert_eq!(pick(Dtype::F32, (8192, 8192, 8192)), Pick::Tiled);
     }
@@ -422,7 +426,9 @@ mod tests {
     /// time: the tensor cores win, K split where the tiles are few.
     #[test]
     fn medium_m_goes_to_the_tensor_cores() {
-        assert_eq!(pick(Dtype::Bf16, (16, 6144, 4096)), Pick::SplitK(KSlices { count: 5, k_tiles: 13 }));
+        // 24 tiles: 4 slices each, added in clusters of 4 (no partial sums
+        // in DRAM, one launch) beat 5 slices added by a second kernel.
+        assert_eq!(pick(Dtype::Bf16, (16, 6144, 4096)), Pick::ClusterSplitK(KSlices { count: 4, k_tiles: 16 }));
         assert_eq!(pick(Dtype::Bf16, (128, 4096, 14336)), Pick::SplitK(KSlices { count: 8, k_tiles: 28 }));
         assert_eq!(pick(Dtype::F32, (128, 6144, 4096)), Pick::SplitK(KSlices { count: 5, k_tiles: 26 }));
         assert!(matches!(pick(Dtype::F32, (16, 6144, 4096)), Pick::SmallM(p) if p.rows == 16));
@@ -439,6 +445,20 @@ mod tests {
         assert_eq!(choice.pick, Pick::SplitK(KSlices::whole(64)), "{}", choice.why);
         assert!(choice.why.contains("112 tiles on 132 SMs (85% busy)"), "{}", choice.why);
         assert!(choice.tiled_seconds.unwrap() > 1.4 * choice.split_seconds.unwrap(), "{choice:?}");
+    }
+
+    /// o at M = 16: 16 tiles. Clusters of 8 would need 16 at once, and the
+    /// H200 runs 15 (a cluster's SMs share a GPC): the 16th would take a
+    /// second round. Clusters of 6 (17 fit) take one.
+    #[test]
+    fn clusters_that_do_not_fit_cost_a_round() {
+        let size = (16, 4096, 4096);
+        assert_eq!(pick(Dtype::Bf16, size), Pick::ClusterSplitK(KSlices { count: 6, k_tiles: 11 }));
+        let packed = Machine { clusters: ClusterSlots::packed(132), ..Machine::H200 };
+        let kernel = cluster_split_kernel(Dtype::Bf16).unwrap();
+        assert_eq!(cluster_split_time(Dtype::Bf16, size, &packed, &kernel).1, KSlices { count: 8, k_tiles: 8 });
+        // The SGEMM ladder has no such rung: never picked there.
+        assert!(choose(Dtype::F32, size, &Machine::H200, true).cluster_split_seconds.is_none());
     }
 
     #[test]
