@@ -6,11 +6,12 @@
 //! Each block of the cluster owns a share of the tile: `share` of the
 //! accumulator quads of every consumer thread (a quad is two pairs of
 //! neighbouring columns, rows 8 apart, in the wgmma register layout:
-//! [`super::pair_position`]). Once every block's multiplies are done, each
-//! block sends every quad to the block that owns it, 16 bytes stored
-//! straight into that block's shared memory (`st.shared::cluster`: a store does not wait
-//! for an answer, so the sends overlap). After a second cluster barrier
-//! each block adds what it received from slices 0, 1, 2, … in that order
+//! `pair_position` in the parent module). Once every block's multiplies
+//! are done, each block sends every quad to the block that owns it, 16
+//! bytes stored straight into that block's shared memory
+//! (`st.shared::cluster`: a store does not wait for an answer, so the
+//! sends overlap). After a second cluster barrier each block adds what it
+//! received from slices 0, 1, 2, … in that order
 //! (the same bits on every run) and stores its share of C.
 //!
 //! The quads land in the stages, which the multiplies no longer need: slot
