@@ -1,7 +1,7 @@
 //! The "auto" rung: which kernel a shape should run, chosen from a model
 //! of the GPU rather than a table of shapes.
 //!
-//! Three kinds of kernel compete:
+//! Four kinds of kernel compete:
 //! - the **small-M** kernel streams B once (per 1, 8 or 16 rows of A) on
 //!   the CUDA cores, splitting K over blocks until every SM has work. Its
 //!   time comes from its bytes over DRAM bandwidth and its FLOPs over the
@@ -11,11 +11,15 @@
 //!   arithmetic time is the number of waves of tiles (tiles over SMs,
 //!   rounded up: a wave with one tile in it costs as much as a full one)
 //!   times one tile's time, combined with its bytes' time the same way;
-//! - the **split-K** tensor-core rung (BF16 rung 9) cuts K into slices
-//!   until the tiles × slices fill the SMs
+//! - the **split-K** tensor-core rung (BF16 rung 9, SGEMM rung 14) cuts K
+//!   into slices until the tiles × slices fill the SMs
 //!   ([`kernels_gpu::gemm::split_k`]): the same tiles' arithmetic spread
 //!   over more SMs, plus the partial sums' bytes and a second launch to
-//!   add them.
+//!   add them;
+//! - the **cluster split-K** rung (BF16 rung 10) runs each tile's slices as
+//!   one cluster and adds them through distributed shared memory: no
+//!   partial sums in DRAM and one launch, but at most 8 slices, rounds of
+//!   the clusters that fit at once, and a swap over the SM-to-SM network.
 //!
 //! The model predicts each from the shape and the GPU (SMs, peaks, DRAM
 //! bandwidth) and picks the fastest, saying why in the numbers that
