@@ -1,13 +1,13 @@
 //! The entries of the second PTX module, built for `sm_90a` (wgmma, TMA,
 //! setmaxnreg): which kernels it holds and their launch bounds. The rungs
-//! live in their ladders' folders ([`crate::bf16`] rungs 2-7, 9 and 10,
+//! live in their ladders' folders ([`crate::bf16`] rungs 2-7 and 9-11,
 //! [`crate::sgemm`] rungs 12 and 14); this list sits above both, so neither the
 //! ladders nor their building blocks import it.
 
 use crate::LaunchBounds;
 use crate::bf16::{
     r02_wgmma_tma, r03_wgmma_specialized, r04_wgmma_persistent, r05_wgmma_tma_store, r06_wgmma_cluster, r07_wgmma_deferred, r09_split_k,
-    r10_cluster_split_k,
+    r10_cluster_split_k, r11_swap_ab,
 };
 use crate::gemm::hopper::HopperKernel;
 use crate::sgemm::r12_tf32x3_wgmma as tf32x3;
@@ -23,6 +23,7 @@ pub const KERNELS: &[HopperKernel] = &[
     r07_wgmma_deferred::DEFERRED,
     r09_split_k::SPLIT_K,
     r10_cluster_split_k::CLUSTER_SPLIT_K,
+    r11_swap_ab::SWAP_AB,
     tf32x3::KERNEL,
     r14_tf32x3_split_k::SPLIT_K,
 ];
@@ -42,6 +43,7 @@ pub const KERNEL_NAMES: &[&str] = &[
     r07_wgmma_deferred::DEFERRED.name(),
     r09_split_k::SPLIT_K.name(),
     r10_cluster_split_k::CLUSTER_SPLIT_K.name(),
+    r11_swap_ab::SWAP_AB.name(),
     tf32x3::KERNEL.name(),
     r14_tf32x3_split_k::SPLIT_K.name(),
     tf32x3::SGEMM_TF32X3_SPLIT_ROWS.name(),

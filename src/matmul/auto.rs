@@ -70,6 +70,11 @@ pub const CLUSTER_EXCHANGE_SECONDS_PER_BYTE: f64 = 1.0 / 12e9;
 /// at M = 16 on the H200 (four 48 KB stages in flight per SM).
 pub const SPLIT_K_STREAM_EFFICIENCY: f64 = 0.66;
 
+/// Fraction of DRAM bandwidth the swap-AB rung (BF16 rung 11) reaches on
+/// the weights: 3.3 of 4.5 TB/s on Llama-3-8B's gate_up at M = 16 on the
+/// H200 (twelve 18 KB stages per SM, nearly all of them weights).
+pub const SWAP_AB_STREAM_EFFICIENCY: f64 = 0.74;
+
 /// How many times the tiled rung moves its inputs' bytes: once for BF16
 /// rung 7; five times for the 3xTF32 rung 12, which reads A and B, writes
 /// their big and small TF32 parts, and reads those in the GEMM.
@@ -165,6 +170,8 @@ pub enum Pick {
     SplitK(KSlices),
     /// The ladder's split-K rung that adds the slices in a cluster.
     ClusterSplitK(KSlices),
+    /// The ladder's rung for a few rows of A, A and B swapped, K cut as given.
+    SwapAb(KSlices),
 }
 
 /// A pick, the predicted time of every candidate and the reason in words.
@@ -180,6 +187,9 @@ pub struct Choice {
     /// None where the ladder has no rung adding slices in a cluster, or
     /// the tiled rung cannot run.
     pub cluster_split_seconds: Option<f64>,
+    /// None where the ladder has no swap-AB rung, M is above its rows, or
+    /// the tiled rung cannot run.
+    pub swap_seconds: Option<f64>,
     pub why: String,
 }
 
@@ -196,6 +206,15 @@ pub fn split_kernel(dtype: Dtype) -> HopperKernel {
 pub fn cluster_split_kernel(dtype: Dtype) -> Option<HopperKernel> {
     match dtype {
         Dtype::Bf16 => Some(kernels_gpu::bf16::r10_cluster_split_k::CLUSTER_SPLIT_K),
+        Dtype::F32 => None,
+    }
+}
+
+/// The ladder's rung for a few rows of A with A and B swapped: BF16 rung
+/// 11; the SGEMM ladder has none.
+pub fn swap_kernel(dtype: Dtype) -> Option<HopperKernel> {
+    match dtype {
+        Dtype::Bf16 => Some(kernels_gpu::bf16::r11_swap_ab::SWAP_AB),
         Dtype::F32 => None,
     }
 }
@@ -278,7 +297,19 @@ pub fn tiled_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine) -> (f
 /// arithmetic is half a tile's. Its bytes stream at
 /// [`SPLIT_K_STREAM_EFFICIENCY`] of DRAM's rate; the partial sums are
 /// written and read back once, and added by a second launch.
-pub fn split_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine, kernel: &HopperKernel) -> (f64, KSlices) {
+pub fn split_time(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, kernel: &HopperKernel) -> (f64, KSlices) {
+    split_time_at(dtype, size, gpu, kernel, SPLIT_K_STREAM_EFFICIENCY)
+}
+
+/// The swap-AB rung's predicted time and cut, for M up to its 16 rows (one
+/// tile of rows, so the weights stream once): as [`split_time`], its tiles
+/// 16 rows × 128 columns, the weights at [`SWAP_AB_STREAM_EFFICIENCY`] of
+/// DRAM's rate.
+pub fn swap_time(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, kernel: &HopperKernel) -> (f64, KSlices) {
+    split_time_at(dtype, size, gpu, kernel, SWAP_AB_STREAM_EFFICIENCY)
+}
+
+fn split_time_at(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine, kernel: &HopperKernel, stream: f64) -> (f64, KSlices) {
     let slices = kernel.slices((m, n, k), gpu.clusters);
     let tiles = kernel.tiling.tiles(m, n) as u64;
     let rounds = (tiles * slices.count as u64).div_ceil(gpu.multiprocessors as u64) as f64;
@@ -286,7 +317,7 @@ pub fn split_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine, kerne
     let bytes = min_bytes((m, n, k), input_passes(dtype) * input_bytes(dtype)) + partials;
     let launches = if slices.count == 1 { 1.0 } else { 2.0 };
     let arithmetic = rounds * slice_seconds(dtype, m, kernel, slices, gpu);
-    let time = combined(bytes / (gpu.dram_bytes * SPLIT_K_STREAM_EFFICIENCY), arithmetic) + launches * LAUNCH_SECONDS;
+    let time = combined(bytes / (gpu.dram_bytes * stream), arithmetic) + launches * LAUNCH_SECONDS;
     (time, slices)
 }
 
@@ -339,6 +370,7 @@ pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tensor_cores: 
             tiled_seconds: None,
             split_seconds: None,
             cluster_split_seconds: None,
+            swap_seconds: None,
             why: format!("{roofline}; {small_m_why} (no tensor-core rung here)"),
         };
     }
@@ -365,10 +397,27 @@ pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tensor_cores: 
         candidates.push((Pick::ClusterSplitK(slices), seconds, why));
         seconds
     });
+    let swap_seconds = swap_kernel(dtype).filter(|kernel| size.0 <= kernel.tiling.tile_m()).map(|kernel| {
+        let (seconds, slices) = swap_time(dtype, size, gpu, &kernel);
+        let cut = match slices.count {
+            1 => "K whole".to_string(),
+            count => format!("K in {count} slices of {}", slices.k_tiles * kernel.tiling.tiling.tile_k),
+        };
+        candidates.push((Pick::SwapAb(slices), seconds, format!("weights as wgmma's M (A and B swapped), {cut}")));
+        seconds
+    });
     let predicted: Vec<String> = candidates.iter().map(|(pick, seconds, _)| format!("{} {:.0}", short_name(pick), seconds * 1e6)).collect();
     let (pick, _, chosen) = candidates.into_iter().min_by(|a, b| a.1.total_cmp(&b.1)).expect("candidates");
     let why = format!("{roofline}; {waves}; predicted us: {}: {chosen}", predicted.join(", "));
-    Choice { pick, small_m_seconds, tiled_seconds: Some(tiled_seconds), split_seconds: Some(split_seconds), cluster_split_seconds, why }
+    Choice {
+        pick,
+        small_m_seconds,
+        tiled_seconds: Some(tiled_seconds),
+        split_seconds: Some(split_seconds),
+        cluster_split_seconds,
+        swap_seconds,
+        why,
+    }
 }
 
 /// A candidate's name in the reason.
@@ -378,6 +427,7 @@ fn short_name(pick: &Pick) -> &'static str {
         Pick::Tiled => "tiled",
         Pick::SplitK(_) => "split-K",
         Pick::ClusterSplitK(_) => "cluster split-K",
+        Pick::SwapAb(_) => "swap-AB",
     }
 }
 
@@ -395,12 +445,11 @@ mod tests {
             assert!(matches!(pick(Dtype::F32, (1, n, k)), Pick::SmallM(_)), "fp32 M = 1, {k}x{n}");
             assert_eq!(pick(Dtype::Bf16, (8192, n, k)), Pick::Tiled, "M = 8192, {k}x{n}");
         }
-        for (k, n) in [(4096, 6144), (4096, 28672), (14336, 4096)] {
-            assert!(matches!(pick(Dtype::Bf16, (1, n, k)), Pick::SmallM(p) if p.rows == 1), "M = 1, {k}x{n}");
+        // BF16 at M = 1: the swap-AB rung streams the weights through
+        // deeper stages than the small-M kernel keeps loads in flight.
+        for (k, n) in [(4096, 6144), (4096, 4096), (4096, 28672), (14336, 4096)] {
+            assert!(matches!(pick(Dtype::Bf16, (1, n, k)), Pick::SwapAb(_)), "M = 1, {k}x{n}");
         }
-        // The smallest weights (32 MB): the small-M kernel's 256 slices
-        // cost more than 16 tiles' 6 slices added in clusters.
-        assert_eq!(pick(Dtype::Bf16, (1, 4096, 4096)), Pick::ClusterSplitK(KSlices { count: 6, k_tiles: 11 }));
         assert_eq!(pick(Dtype::Bf16, (4096, 4096, 4096)), Pick::Tiled);
         assert_eq!(pick(Dtype::F32, (8192, 8192, 8192)), Pick::Tiled);
     }
@@ -417,6 +466,12 @@ mod tests {
 
     #[test]
     fn reasons_carry_the_numbers_that_decide() {
+        // At M = 16 the swap-AB rung's 16-row tiles waste nothing, and its
+        // stages hold three times as many weights as A.
+        let choice = choose(Dtype::Bf16, (16, 28672, 4096), &Machine::H200, true);
+        assert_eq!(choice.pick, Pick::SwapAb(KSlices::whole(64)), "{}", choice.why);
+        assert!(choice.why.ends_with("weights as wgmma's M (A and B swapped), K whole"), "{}", choice.why);
+        assert!(choose(Dtype::Bf16, (17, 28672, 4096), &Machine::H200, true).swap_seconds.is_none());
         let choice = choose(Dtype::Bf16, (1, 4096, 14336), &Machine::H200, true);
         assert!(choice.why.starts_with("1 FLOP/B vs ridge 220: memory-bound"), "{}", choice.why);
         // 117 MB of weights and 8 MB of partial sums (K in 256 pieces) at
@@ -430,9 +485,13 @@ mod tests {
     /// time: the tensor cores win, K split where the tiles are few.
     #[test]
     fn medium_m_goes_to_the_tensor_cores() {
-        // 24 tiles: 4 slices each, added in clusters of 4 (no partial sums
-        // in DRAM, one launch) beat 5 slices added by a second kernel.
-        assert_eq!(pick(Dtype::Bf16, (16, 6144, 4096)), Pick::ClusterSplitK(KSlices { count: 4, k_tiles: 16 }));
+        // One tile of 16 rows: the weights as wgmma's M, 48 tiles of 128
+        // columns in 5 slices.
+        assert_eq!(pick(Dtype::Bf16, (16, 6144, 4096)), Pick::SwapAb(KSlices { count: 5, k_tiles: 13 }));
+        // 32 rows: two tiles of rows would each stream the weights; 24
+        // tiles of 128x256 in 4 slices added in clusters of 4 (no partial
+        // sums in DRAM, one launch) beat 5 slices added by a second kernel.
+        assert_eq!(pick(Dtype::Bf16, (32, 6144, 4096)), Pick::ClusterSplitK(KSlices { count: 4, k_tiles: 16 }));
         assert_eq!(pick(Dtype::Bf16, (128, 4096, 14336)), Pick::SplitK(KSlices { count: 8, k_tiles: 28 }));
         assert_eq!(pick(Dtype::F32, (128, 6144, 4096)), Pick::SplitK(KSlices { count: 5, k_tiles: 26 }));
         assert!(matches!(pick(Dtype::F32, (16, 6144, 4096)), Pick::SmallM(p) if p.rows == 16));
@@ -440,23 +499,23 @@ mod tests {
         assert!(matches!(pick(Dtype::F32, (16, 28672, 4096)), Pick::SmallM(_)));
     }
 
-    /// gate_up at M = 16: 112 tiles, but rung 7's blocks come in pairs
+    /// gate_up at M = 128: 112 tiles, but rung 7's blocks come in pairs
     /// along M, and at M ≤ 128 one of each pair has no rows: 224 blocks,
     /// two waves. The split-K rung's single blocks fit one wave, K whole.
     #[test]
     fn pairs_of_blocks_with_one_tile_of_rows_lose_to_single_blocks() {
-        let choice = choose(Dtype::Bf16, (16, 28672, 4096), &Machine::H200, true);
+        let choice = choose(Dtype::Bf16, (128, 28672, 4096), &Machine::H200, true);
         assert_eq!(choice.pick, Pick::SplitK(KSlices::whole(64)), "{}", choice.why);
         assert!(choice.why.contains("112 tiles on 132 SMs (85% busy)"), "{}", choice.why);
-        assert!(choice.tiled_seconds.unwrap() > 1.4 * choice.split_seconds.unwrap(), "{choice:?}");
+        assert!(choice.tiled_seconds.unwrap() > 1.3 * choice.split_seconds.unwrap(), "{choice:?}");
     }
 
-    /// o at M = 16: 16 tiles. Clusters of 8 would need 16 at once, and the
+    /// o at M = 32: 16 tiles. Clusters of 8 would need 16 at once, and the
     /// H200 runs 15 (a cluster's SMs share a GPC): the 16th would take a
     /// second round. Clusters of 6 (17 fit) take one.
     #[test]
     fn clusters_that_do_not_fit_cost_a_round() {
-        let size = (16, 4096, 4096);
+        let size = (32, 4096, 4096);
         assert_eq!(pick(Dtype::Bf16, size), Pick::ClusterSplitK(KSlices { count: 6, k_tiles: 11 }));
         let packed = Machine { clusters: ClusterSlots::packed(132), ..Machine::H200 };
         let kernel = cluster_split_kernel(Dtype::Bf16).unwrap();

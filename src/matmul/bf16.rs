@@ -102,6 +102,7 @@ pub fn ladder() -> Ladder<bf16> {
         rung("8", "small M: stream B, split K", &SmallMRung),
         rung("9", "few tiles: split K", &k::r09_split_k::SPLIT_K),
         rung("10", "split K, summed in cluster", &k::r10_cluster_split_k::CLUSTER_SPLIT_K),
+        rung("11", "few rows: A and B swapped", &k::r11_swap_ab::SWAP_AB),
         rung("auto", "auto: picked per shape", &AutoRung),
     ];
     Ladder { rungs, others: Vec::new(), note: String::new() }
@@ -144,7 +145,7 @@ mod tests {
         assert_eq!(ids("1-3"), ["1", "2", "3"]);
         assert_eq!(ids("bf16_mma_sync"), ["1"]);
         assert_eq!(ids("bf16_wgmma_persistent,2"), ["2", "4"]);
-        assert_eq!(ids("all").len(), 11);
+        assert_eq!(ids("all").len(), 12);
         assert_eq!(ids("auto"), ["auto"]);
     }
 
@@ -155,7 +156,7 @@ mod tests {
         let err = ladder().select("12").err().unwrap();
         assert_eq!(
             err.message(),
-            "--rungs: no rung '12' (the BF16 ladder's rungs are 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, auto; ranges like 1-4, lists like 1,6,auto, \
+            "--rungs: no rung '12' (the BF16 ladder's rungs are 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, auto; ranges like 1-4, lists like 1,7,auto, \
              kernel names (like bf16_mma_sync) and all work)"
         );
     }

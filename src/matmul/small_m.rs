@@ -30,6 +30,9 @@ pub trait SmallMElement: Element {
     /// The ladder's split-K rung that adds the slices in a cluster, if it
     /// has one ([`auto::cluster_split_kernel`]).
     fn cluster_split() -> Option<&'static dyn RungKernel<Self>>;
+    /// The ladder's swap-AB rung for a few rows, if it has one
+    /// ([`auto::swap_kernel`]).
+    fn swap() -> Option<&'static dyn RungKernel<Self>>;
     /// The type's whole ladder.
     fn ladder() -> Ladder<Self>;
 }
@@ -52,6 +55,10 @@ impl SmallMElement for f32 {
     }
 
     fn cluster_split() -> Option<&'static dyn RungKernel<f32>> {
+        None
+    }
+
+    fn swap() -> Option<&'static dyn RungKernel<f32>> {
         None
     }
 
@@ -80,6 +87,10 @@ impl SmallMElement for bf16 {
 
     fn cluster_split() -> Option<&'static dyn RungKernel<bf16>> {
         Some(&kernels_gpu::bf16::r10_cluster_split_k::CLUSTER_SPLIT_K)
+    }
+
+    fn swap() -> Option<&'static dyn RungKernel<bf16>> {
+        Some(&kernels_gpu::bf16::r11_swap_ab::SWAP_AB)
     }
 
     fn ladder() -> Ladder<bf16> {
@@ -180,8 +191,9 @@ impl AutoRung {
             Pick::SmallM(_) => &SmallMRung,
             Pick::Tiled => E::tiled(),
             Pick::SplitK(_) => E::split(),
-            // The model offers it only where the ladder has one (tested below).
+            // The model offers these only where the ladder has them (tested below).
             Pick::ClusterSplitK(_) => E::cluster_split().unwrap_or(E::split()),
+            Pick::SwapAb(_) => E::swap().unwrap_or(E::split()),
         };
         (kernel, choice)
     }
@@ -241,5 +253,9 @@ mod tests {
         assert_eq!(cluster, auto::cluster_split_kernel(bf16::DTYPE).map(|k| k.name()));
         let cluster = <f32 as SmallMElement>::cluster_split().map(|r| r.name());
         assert_eq!(cluster, auto::cluster_split_kernel(f32::DTYPE).map(|k| k.name()));
+        let swap = <bf16 as SmallMElement>::swap().map(|r| r.name());
+        assert_eq!(swap, auto::swap_kernel(bf16::DTYPE).map(|k| k.name()));
+        let swap = <f32 as SmallMElement>::swap().map(|r| r.name());
+        assert_eq!(swap, auto::swap_kernel(f32::DTYPE).map(|k| k.name()));
     }
 }

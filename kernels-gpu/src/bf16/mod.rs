@@ -24,7 +24,8 @@ pub mod r07_wgmma_deferred;
 pub mod r08_small_m;
 pub mod r09_split_k;
 pub mod r10_cluster_split_k;
+pub mod r11_swap_ab;
 
-/// Every BF16 kernel in the portable PTX module (rung 1); rungs 2-7, 9 and 10 are in
+/// Every BF16 kernel in the portable PTX module (rung 1); rungs 2-7 and 9-11 are in
 /// the sm_90a module, listed in [`crate::sm90a::KERNELS`].
 pub const KERNELS: &[Bf16Kernel] = &[r01_mma_sync::KERNEL];

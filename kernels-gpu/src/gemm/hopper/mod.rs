@@ -1,7 +1,7 @@
 //! Building blocks of the Hopper rungs (sm_90a): wgmma reading tiles from
 //! shared memory, TMA copies completing on mbarriers, and producer/consumer
 //! warpgroups. The rungs themselves are in their ladders
-//! ([`crate::bf16`] rungs 2-7, 9 and 10, [`crate::sgemm`] rungs 12 and 14).
+//! ([`crate::bf16`] rungs 2-7 and 9-11, [`crate::sgemm`] rungs 12 and 14).
 //!
 //! These kernels exist only in the second PTX module, built for `sm_90a`
 //! (`--cfg ptx_ladder_hopper`); on the host this module gives their names,

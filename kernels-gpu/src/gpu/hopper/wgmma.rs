@@ -138,3 +138,28 @@ pub unsafe fn mma_tf32_m64n128k8(d: &mut [f32; 64], desc_a: u64, desc_b: u64, ac
         )
     }
 }
+
+/// `wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16`: a 64×16×16
+/// step with A MN-major (its 64 rows contiguous in each 128-byte row: the
+/// transpose flag set) and B K-major (16 rows of 16 values along K). The
+/// swap-AB rung's shape: A is a tile of the weights (their N as wgmma's
+/// M), B a tile of the few rows of the activations (their M as wgmma's N).
+///
+/// # Safety
+/// Every thread of the warpgroup calls it together, after [`fence`], with
+/// descriptors of tiles that have landed in shared memory.
+#[inline(always)]
+pub unsafe fn mma_bf16_m64n16k16_a_transposed(d: &mut [f32; 8], desc_a: u64, desc_b: u64, accumulate: bool) {
+    unsafe {
+        core::arch::asm!(
+            "{{ .reg .pred p;",
+            "setp.ne.u32 p, {10}, 0;",
+            "wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 {{{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}}}, {8}, {9}, p, 1, 1, 1, 0; }}",
+            inout(reg32) d[0], inout(reg32) d[1], inout(reg32) d[2], inout(reg32) d[3],
+            inout(reg32) d[4], inout(reg32) d[5], inout(reg32) d[6], inout(reg32) d[7],
+            in(reg64) desc_a,
+            in(reg64) desc_b,
+            in(reg32) accumulate as u32,
+        )
+    }
+}
