@@ -121,9 +121,14 @@ pub fn run(args: InfoArgs) -> Result<(), Failure> {
     if gpu.is_hopper() {
         // A cluster's blocks run on SMs of one GPC, so sizes that do not
         // divide the GPCs' SMs fit fewer clusters than SMs / size.
-        let slots = ptx_ladder::matmul::hopper::gemm_cluster_slots(&gpu)?;
-        let sizes: Vec<String> = (1..=slots.0.len() as u32).map(|size| format!("{} of {size}", slots.of(size))).collect();
-        outln!("  {:<26} {} (blocks of the Hopper GEMMs, one per SM)", "clusters at once", sizes.join(", "))?;
+        let clusters = match ptx_ladder::matmul::hopper::gemm_cluster_slots(&gpu) {
+            Ok(slots) => {
+                let sizes: Vec<String> = (1..=slots.0.len() as u32).map(|size| format!("{} of {size}", slots.of(size))).collect();
+                format!("{} (blocks of the Hopper GEMMs, one per SM)", sizes.join(", "))
+            }
+            Err(e) => format!("unknown: {e}"),
+        };
+        outln!("  {:<26} {clusters}", "clusters at once")?;
     }
     if let Some(path) = &args.svg {
         files.write(path, &picture::svg(&ChipView::of_device(i), measured.as_ref()))?;
