@@ -158,7 +158,7 @@ impl Gpu {
     /// Launches `kernel` of `module`, as [`Gpu::launch`] does.
     pub fn launch_in<P: Params>(&self, module: PtxModule, kernel: &Kernel<P>, shape: LaunchShape, args: P::Host) -> Result<()> {
         let mut args = args;
-        self.launch_raw(module, kernel.name(), shape, &P::pointers(&mut args))
+        self.launch_raw(module, kernel.name(), shape, None, &P::pointers(&mut args))
     }
 
     /// Launches `kernel` of `module` in clusters of `cluster` blocks along
@@ -171,20 +171,8 @@ impl Gpu {
         cluster: u32,
         args: P::Host,
     ) -> Result<()> {
-        let name = kernel.name();
-        self.check_shape(name, shape)?;
-        if cluster == 0 || !shape.grid.x.is_multiple_of(cluster) {
-            return Err(Error::new(format!(
-                "cannot launch {name}: a grid of {} blocks along x is not whole clusters of {cluster}",
-                shape.grid.x
-            )));
-        }
-        let function = self.function(module, name)?;
-        self.allow_shared(&function, name, shape.shared_bytes)?;
         let mut args = args;
-        let pointers = P::pointers(&mut args);
-        unsafe { super::hopper::launch_clustered(function.to_raw(), self.stream().as_inner(), shape, cluster, &pointers) }
-            .map_err(|e| Error::new(format!("launching {name}: {e}")))
+        self.launch_raw(module, kernel.name(), shape, Some(cluster), &P::pointers(&mut args))
     }
 
     /// How many clusters of 1 to [`MOST_CLUSTER_SLICES`] blocks of kernel
@@ -202,10 +190,24 @@ impl Gpu {
         Ok(ClusterSlots(slots))
     }
 
-    fn launch_raw(&self, module: PtxModule, name: &str, shape: LaunchShape, args: &[*mut c_void]) -> Result<()> {
+    /// Checks and launches; with `cluster`, in clusters of that many blocks
+    /// along x (through the driver's `cuLaunchKernelEx`).
+    fn launch_raw(&self, module: PtxModule, name: &str, shape: LaunchShape, cluster: Option<u32>, args: &[*mut c_void]) -> Result<()> {
         self.check_shape(name, shape)?;
+        if let Some(cluster) = cluster
+            && (cluster == 0 || !shape.grid.x.is_multiple_of(cluster))
+        {
+            return Err(Error::new(format!(
+                "cannot launch {name}: a grid of {} blocks along x is not whole clusters of {cluster}",
+                shape.grid.x
+            )));
+        }
         let function = self.function(module, name)?;
         self.allow_shared(&function, name, shape.shared_bytes)?;
+        if let Some(cluster) = cluster {
+            return unsafe { super::hopper::launch_clustered(function.to_raw(), self.stream().as_inner(), shape, cluster, args) }
+                .map_err(|e| Error::new(format!("launching {name}: {e}")));
+        }
         let grid = GridSize::xyz(shape.grid.x, shape.grid.y, shape.grid.z);
         let block = BlockSize::xyz(shape.block.x, shape.block.y, shape.block.z);
         unsafe { self.stream().launch(&function, grid, block, shape.shared_bytes, args) }.context(format_args!("launching {name}"))

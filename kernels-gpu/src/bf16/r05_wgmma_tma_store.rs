@@ -39,14 +39,13 @@ pub const TMA_STORE: HopperKernel = HopperKernel { entry: Entry::Bf16Store(BF16_
 mod device {
     use super::*;
     use crate::gemm::hopper::consumer::mainloop;
-    use crate::gemm::hopper::ring::Ring;
+    use crate::gemm::hopper::ring::{Ring, first_stage};
     use crate::gemm::hopper::stages::{Stages, produce};
     use crate::gemm::hopper::tile_origin;
     use crate::gemm::hopper::tma_store::{BUFFERS, CHUNK_BYTES, store_tile};
-    use crate::gpu::hopper::descriptor::ATOM_BYTES;
+    use crate::gpu;
     use crate::gpu::hopper::tma::{self, TensorMap};
-    use crate::gpu::hopper::{WARPGROUP_THREADS, set_max_registers_decrease, set_max_registers_increase, shared_address};
-    use crate::gpu::{self, sync_threads};
+    use crate::gpu::hopper::{WARPGROUP_THREADS, set_max_registers_decrease, set_max_registers_increase};
 
     const STAGES: u32 = TILING.stages;
     const TILE_M: u32 = TILING.tile_m;
@@ -57,14 +56,9 @@ mod device {
     #[inline(always)]
     pub unsafe fn body(m: u32, n: u32, k: u32, maps: *const TensorMap) {
         let t = gpu::thread_idx().x;
-        let base = shared_address(gpu::dynamic_shared::<u8>());
-        let tiles = Stages { first: base.next_multiple_of(ATOM_BYTES) };
+        let tiles = Stages { first: first_stage() };
         let staging = tiles.a(STAGES);
-        let ring = Ring::new(staging + EPILOGUE_BYTES, STAGES);
-        if t == 0 {
-            unsafe { ring.init(CONSUMERS) };
-        }
-        sync_threads();
+        let ring = unsafe { Ring::set_up(staging + EPILOGUE_BYTES, STAGES, CONSUMERS, t) };
 
         let k_tiles = k.div_ceil(TILING.tile_k);
         let grid = (m.div_ceil(TILE_M), n.div_ceil(TILE_N));

@@ -48,14 +48,13 @@ mod device {
     use super::QUADS;
     use crate::gemm::hopper::cluster_sum::ClusterSum;
     use crate::gemm::hopper::consumer::{drain, mainloop};
-    use crate::gemm::hopper::ring::Ring;
+    use crate::gemm::hopper::ring::{Ring, first_stage};
     use crate::gemm::hopper::stages::{Stages, TILING, produce};
     use crate::gemm::hopper::{Scale, tile_origin};
     use crate::gemm::split_k::slice_range;
-    use crate::gpu::hopper::descriptor::ATOM_BYTES;
+    use crate::gpu;
     use crate::gpu::hopper::tma::TensorMap;
-    use crate::gpu::hopper::{WARPGROUP_THREADS, cluster_rank, set_max_registers_decrease, set_max_registers_increase, shared_address};
-    use crate::gpu::{self, sync_threads};
+    use crate::gpu::hopper::{WARPGROUP_THREADS, cluster_rank, set_max_registers_decrease, set_max_registers_increase};
 
     const TILE_M: u32 = TILING.tile_m;
     const TILE_N: u32 = TILING.tile_n;
@@ -65,13 +64,8 @@ mod device {
     #[inline(always)]
     pub unsafe fn body(m: u32, n: u32, k: u32, maps: *const TensorMap, c: *mut f32, slice_k_tiles: u32) {
         let t = gpu::thread_idx().x;
-        let base = shared_address(gpu::dynamic_shared::<u8>());
-        let tiles = Stages { first: base.next_multiple_of(ATOM_BYTES) };
-        let ring = Ring::new(tiles.a(STAGES), STAGES);
-        if t == 0 {
-            unsafe { ring.init(CONSUMERS) };
-        }
-        sync_threads();
+        let tiles = Stages { first: first_stage() };
+        let ring = unsafe { Ring::set_up(tiles.a(STAGES), STAGES, CONSUMERS, t) };
 
         let k_tiles = k.div_ceil(TILING.tile_k);
         let slices = k_tiles.div_ceil(slice_k_tiles);

@@ -19,7 +19,7 @@
 //! column. K is split as in rung 9 ([`crate::gemm::split_k`]) when the
 //! tiles (128 columns each) leave SMs idle.
 
-use crate::gemm::hopper::{Entry, HopperKernel, HopperTiling};
+use crate::gemm::hopper::{Entry, HopperKernel, HopperTiling, stages};
 use crate::gemm::tiling::Tiling;
 use kernels_macros::kernel;
 
@@ -31,15 +31,9 @@ const _: () = TILING.check();
 /// A's 16 rows (one 128-byte row of K each), then B's two 64-column boxes.
 pub const STAGE_BYTES: u32 = (TILING.tile_m + TILING.tile_n) * TILING.tile_k * 2;
 
-const SHAPE: HopperTiling = HopperTiling {
-    tiling: TILING,
-    specialized: true,
-    persistent: true,
-    cluster: 1,
-    stage_bytes: STAGE_BYTES,
-    epilogue_bytes: 0,
-    store_rows: 0,
-};
+/// Rung 9's persistent shape (a producer warpgroup and two consumers, C
+/// stored from registers) over these tiles and stages.
+const SHAPE: HopperTiling = HopperTiling { tiling: TILING, stage_bytes: STAGE_BYTES, ..stages::PERSISTENT };
 
 // Twelve stages fit in Hopper's 227 KB of shared memory per block.
 const _: () = assert!(SHAPE.shared_bytes() <= 227 * 1024);
@@ -58,12 +52,12 @@ pub unsafe fn bf16_wgmma_swap_ab(m: u32, n: u32, k: u32, maps: *const u64, parti
 mod device {
     use super::{STAGE_BYTES, TILING};
     use crate::gemm::hopper::pair_position;
-    use crate::gemm::hopper::ring::Ring;
+    use crate::gemm::hopper::ring::{Ring, first_stage};
     use crate::gemm::split_k::slice_range;
+    use crate::gpu;
     use crate::gpu::hopper::descriptor::{ATOM_BYTES, SWIZZLE_BYTES, swizzled_128};
     use crate::gpu::hopper::tma::{self, TensorMap};
-    use crate::gpu::hopper::{WARPGROUP_THREADS, shared_address, wgmma};
-    use crate::gpu::{self, sync_threads};
+    use crate::gpu::hopper::{WARPGROUP_THREADS, wgmma};
 
     const ROWS: u32 = TILING.tile_m;
     const COLS: u32 = TILING.tile_n;
@@ -139,13 +133,8 @@ mod device {
     #[inline(always)]
     pub unsafe fn body(m: u32, n: u32, k: u32, maps: *const TensorMap, c: *mut f32, slice_k_tiles: u32) {
         let t = gpu::thread_idx().x;
-        let base = shared_address(gpu::dynamic_shared::<u8>());
-        let tiles = Stages { first: base.next_multiple_of(ATOM_BYTES) };
-        let ring = Ring::new(tiles.a(STAGES), STAGES);
-        if t == 0 {
-            unsafe { ring.init(CONSUMERS) };
-        }
-        sync_threads();
+        let tiles = Stages { first: first_stage() };
+        let ring = unsafe { Ring::set_up(tiles.a(STAGES), STAGES, CONSUMERS, t) };
 
         let k_tiles = k.div_ceil(TILE_K);
         let grid = (m.div_ceil(ROWS), n.div_ceil(COLS));

@@ -8,7 +8,18 @@
 //! `i % stages`) waits for phase parity `n % 2` of *full*; the producer's
 //! refill for use `n ≥ 1` waits for parity `(n - 1) % 2` of *empty*.
 
-use crate::gpu::hopper::mbarrier;
+use crate::gpu::hopper::descriptor::ATOM_BYTES;
+use crate::gpu::hopper::{mbarrier, shared_address};
+use crate::gpu::{self, sync_threads};
+
+/// The shared address where a block's stages start: the first byte of its
+/// dynamic shared memory aligned to a swizzle atom (1024 bytes), so every
+/// stage's tiles have base offset 0 for the 128-byte swizzle. Launches
+/// reserve the slack (`HopperTiling::shared_bytes`).
+#[inline(always)]
+pub fn first_stage() -> u32 {
+    shared_address(gpu::dynamic_shared::<u8>()).next_multiple_of(ATOM_BYTES)
+}
 
 /// Shared addresses of the ring's barriers: `stages` full barriers, then
 /// `stages` empty barriers, 8 bytes each.
@@ -25,6 +36,23 @@ impl Ring {
     /// The ring whose barriers start at shared address `barriers`.
     pub const fn new(barriers: u32, stages: u32) -> Ring {
         Ring { barriers, stages, peers: 1 }
+    }
+
+    /// The block's ring, its barriers at shared address `barriers`: thread
+    /// 0 (`thread` is the caller's index in the block) sets them up for
+    /// `consumers` warpgroups, and every thread of the block waits until
+    /// they are ready.
+    ///
+    /// # Safety
+    /// As [`Ring::init`]; every thread of the block calls it.
+    #[inline(always)]
+    pub unsafe fn set_up(barriers: u32, stages: u32, consumers: u32, thread: u32) -> Ring {
+        let ring = Ring::new(barriers, stages);
+        if thread == 0 {
+            unsafe { ring.init(consumers) };
+        }
+        sync_threads();
+        ring
     }
 
     /// A ring shared by the `peers` blocks of a cluster: each producer

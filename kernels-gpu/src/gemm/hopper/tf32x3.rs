@@ -35,13 +35,13 @@ pub(crate) use device::body;
 #[cfg(ptx_ladder_hopper)]
 mod device {
     use super::*;
-    use crate::gemm::hopper::ring::Ring;
+    use crate::gemm::hopper::ring::{Ring, first_stage};
     use crate::gemm::hopper::{Scale, store_accumulators, tile_origin};
     use crate::gemm::split_k::slice_range;
+    use crate::gpu;
     use crate::gpu::hopper::descriptor::{ATOM_BYTES, SWIZZLE_BYTES, swizzled_128};
     use crate::gpu::hopper::tma::{self, TensorMap};
-    use crate::gpu::hopper::{WARPGROUP_THREADS, set_max_registers_decrease, set_max_registers_increase, shared_address, wgmma};
-    use crate::gpu::{self, sync_threads};
+    use crate::gpu::hopper::{WARPGROUP_THREADS, set_max_registers_decrease, set_max_registers_increase, wgmma};
 
     const TILE_M: u32 = TILING.tile_m;
     const TILE_N: u32 = TILING.tile_n;
@@ -62,14 +62,9 @@ mod device {
     #[inline(always)]
     pub unsafe fn body<const SPLIT: bool>(m: u32, n: u32, k: u32, scale: Scale, maps: *const TensorMap, c: *mut f32, slice_k_tiles: u32) {
         let t = gpu::thread_idx().x;
-        let base = shared_address(gpu::dynamic_shared::<u8>());
-        let first = base.next_multiple_of(ATOM_BYTES);
+        let first = first_stage();
         let tile = |stage: u32, which: u32| first + stage * STAGE_BYTES + which * TILE_BYTES;
-        let ring = Ring::new(first + STAGES * STAGE_BYTES, STAGES);
-        if t == 0 {
-            unsafe { ring.init(CONSUMERS) };
-        }
-        sync_threads();
+        let ring = unsafe { Ring::set_up(first + STAGES * STAGE_BYTES, STAGES, CONSUMERS, t) };
 
         let k_tiles = k.div_ceil(TILE_K);
         let grid = (m.div_ceil(TILE_M), n.div_ceil(TILE_N));
