@@ -11,6 +11,7 @@ use ptx_ladder::matmul::buffers::Buffers;
 use ptx_ladder::matmul::check::{reference_rows, verdict};
 use ptx_ladder::matmul::cublas::Cublas;
 use ptx_ladder::matmul::ladder::measure;
+use ptx_ladder::matmul::rung::RungKernel;
 
 /// Odd shapes, and odd shapes whose K and N are multiples of 8 (so the
 /// Hopper rungs, which need 16-byte rows for TMA, run on them too).
@@ -40,7 +41,14 @@ const SHAPES: &[(u32, u32, u32)] = &[
     // and o at M = 16, 16 tiles in 6 slices (15 clusters of 8 would not fit).
     (150, 520, 4104),
     (16, 4096, 4096),
+    // Rung 13's 128-row tiles: 64 tiles of 128x64 in 2 slices.
+    (128, 4096, 4096),
 ];
+
+/// Shapes for each of rung 13's tile shapes (the rung itself picks one per
+/// shape): tiles whose rows or columns end past M or N, slices whose last
+/// is short, a single k-tile, and more tiles than clusters fit at once.
+const FITTED_SHAPES: &[(u32, u32, u32)] = &[(1, 8, 8), (17, 40, 24), (65, 264, 136), (150, 520, 4104), (130, 200, 65536), (300, 8200, 520)];
 
 #[test]
 #[ignore = "needs a CUDA GPU"]
@@ -70,5 +78,24 @@ fn every_bf16_rung_is_correct_on_the_gpu() {
             ran += 1;
         }
         assert!(ran >= 1, "no BF16 rung ran at {shape:?}");
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn every_fitted_tile_shape_is_correct_on_the_gpu() {
+    let gpu = Gpu::open().expect("a CUDA GPU");
+    for &shape in FITTED_SHAPES {
+        let problem = Bf16Problem::random(shape, shape.1 as u64 * 5 + shape.2 as u64);
+        let expected = reference(&problem, reference_rows(shape.0, shape.1, shape.2, 3));
+        let mut buffers = Buffers::<bf16>::upload(&gpu, &problem).unwrap();
+        for kernel in &kernels_gpu::bf16::r13_fitted_tiles::TILES {
+            let expected = expected.for_arithmetic(RungKernel::<bf16>::arithmetic(kernel));
+            let gemm = RungKernel::<bf16>::prepare(kernel, &gpu, &buffers).unwrap();
+            let (c, _) = measure(&gpu, &mut buffers, gemm.as_ref(), &expected, Some(1), 0)
+                .unwrap_or_else(|e| panic!("{} at {shape:?}: {e}", kernel.name()));
+            let v = verdict(&expected, &c);
+            assert!(v.passed(), "{} at {shape:?}: {}", kernel.name(), v.describe());
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! The "auto" rung: which kernel a shape should run, chosen from a model
 //! of the GPU rather than a table of shapes.
 //!
-//! Four kinds of kernel compete:
+//! Six kinds of kernel compete:
 //! - the **small-M** kernel streams B once (per 1, 8 or 16 rows of A) on
 //!   the CUDA cores, splitting K over blocks until every SM has work. Its
 //!   time comes from its bytes over DRAM bandwidth and its FLOPs over the
@@ -19,7 +19,14 @@
 //! - the **cluster split-K** rung (BF16 rung 10) runs each tile's slices as
 //!   one cluster and adds them through distributed shared memory: no
 //!   partial sums in DRAM and one launch, but at most 8 slices, rounds of
-//!   the clusters that fit at once, and a swap over the SM-to-SM network.
+//!   the clusters that fit at once, and a swap over the SM-to-SM network;
+//! - the **swap-AB** rung (BF16 rung 11) computes Cᵀ over 16-row tiles for
+//!   M ≤ 16, its stages nearly all weights;
+//! - the **fitted-tiles** rung (BF16 rung 13) is the same swapped GEMM
+//!   with 16, 64 or 128 rows per tile, its slices added in a cluster,
+//!   offered where the 128×256 tiles are fewer than the SMs: its time is
+//!   the slowest of each SM's streaming, DRAM and the wgmmas
+//!   ([`fitted_time`]).
 //!
 //! The model predicts each from the shape and the GPU (SMs, peaks, DRAM
 //! bandwidth) and picks the fastest, saying why in the numbers that
@@ -74,6 +81,23 @@ pub const SPLIT_K_STREAM_EFFICIENCY: f64 = 0.66;
 /// the weights: 3.3 of 4.5 TB/s on Llama-3-8B's gate_up at M = 16 on the
 /// H200 (twelve 18 KB stages per SM, nearly all of them weights).
 pub const SWAP_AB_STREAM_EFFICIENCY: f64 = 0.74;
+
+/// Bytes per second one SM's TMA copies bring in when the tiles of
+/// [the fitted-tiles rung](fitted_time) stream from L2 (A's rows are read
+/// again by every tile of columns, the weights by every tile of rows):
+/// fitted on the H200 to its 128×64, 128×128 and 64×64 tiles at M = 64 to
+/// 256 on Llama-3-8B's projections, where it ran at 58-74 GB/s per SM.
+pub const FITTED_SM_BYTES_PER_SECOND: f64 = 65e9;
+
+/// What a clustered launch of the fitted-tiles rung costs before and after
+/// its bytes flow (launch, the pipeline's first copies, the cluster's
+/// barriers, the stores): the intercept of the same fit, about 5 µs.
+pub const FITTED_FIXED_SECONDS: f64 = 5e-6;
+
+/// The fitted-tiles rung's wgmma rate against a full tile of rung 7
+/// ([`TILED_BF16_EFFICIENCY`]): its 128×128 tiles ran Llama-3-8B's qkv at
+/// M = 256 at 3.9 TFLOP/s per SM, 0.78 of rung 7's rate.
+pub const FITTED_TILE_EFFICIENCY: f64 = 0.78;
 
 /// How many times the tiled rung moves its inputs' bytes: once for BF16
 /// rung 7; five times for the 3xTF32 rung 12, which reads A and B, writes
@@ -172,6 +196,13 @@ pub enum Pick {
     ClusterSplitK(KSlices),
     /// The ladder's rung for a few rows of A, A and B swapped, K cut as given.
     SwapAb(KSlices),
+    /// The ladder's rung with tiles fitted to the shape: tile shape number
+    /// `tile` of [`fitted_tiles`], K cut as given, the slices added in a
+    /// cluster.
+    FittedTiles {
+        tile: usize,
+        slices: KSlices,
+    },
 }
 
 /// A pick, the predicted time of every candidate and the reason in words.
@@ -190,6 +221,9 @@ pub struct Choice {
     /// None where the ladder has no swap-AB rung, M is above its rows, or
     /// the tiled rung cannot run.
     pub swap_seconds: Option<f64>,
+    /// None where the ladder has no fitted-tiles rung, or the tiled rung
+    /// cannot run.
+    pub fitted_seconds: Option<f64>,
     pub why: String,
 }
 
@@ -216,6 +250,16 @@ pub fn swap_kernel(dtype: Dtype) -> Option<HopperKernel> {
     match dtype {
         Dtype::Bf16 => Some(kernels_gpu::bf16::r11_swap_ab::SWAP_AB),
         Dtype::F32 => None,
+    }
+}
+
+/// The tile shapes of the ladder's fitted-tiles rung, fewest rows first:
+/// BF16 rung 13 (rung 12's 16×128 and its own three); the SGEMM ladder
+/// has none.
+pub fn fitted_tiles(dtype: Dtype) -> &'static [HopperKernel] {
+    match dtype {
+        Dtype::Bf16 => &kernels_gpu::bf16::r13_fitted_tiles::TILES,
+        Dtype::F32 => &[],
     }
 }
 
@@ -350,6 +394,53 @@ pub fn cluster_split_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machin
     (time, slices)
 }
 
+/// One tile shape of the fitted-tiles rung: its predicted time and cut.
+/// Each tile's slices run as one cluster, as many clusters at once as fit
+/// ([`Machine::clusters`]), so the rounds are the tiles over those. Three
+/// limits, the slowest wins:
+/// - each SM streams a unit's tiles (all of a tile's rows, even those
+///   below M: TMA still fills them with zeros) at
+///   [`FITTED_SM_BYTES_PER_SECOND`], round after round;
+/// - the weights, A and C cross DRAM once at [`SWAP_AB_STREAM_EFFICIENCY`]
+///   of its rate;
+/// - the wgmmas run at [`FITTED_TILE_EFFICIENCY`] of rung 7's rate.
+///
+/// Then the partial tiles' swap ([`CLUSTER_EXCHANGE_SECONDS_PER_BYTE`])
+/// and [`FITTED_FIXED_SECONDS`].
+pub fn fitted_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine, kernel: &HopperKernel) -> (f64, KSlices) {
+    let slices = kernel.slices((m, n, k), gpu.clusters);
+    let (tile_m, tile_n) = (kernel.tiling.tile_m(), kernel.tiling.tiling.tile_n);
+    let tiles = kernel.tiling.tiles(m, n) as u64;
+    let rounds = tiles.div_ceil(gpu.clusters.of(slices.count) as u64) as f64;
+    let slice_k = (slices.k_tiles * kernel.tiling.tiling.tile_k) as f64;
+    let unit_bytes = input_bytes(dtype) * (tile_m + tile_n) as f64 * slice_k;
+    let streaming = rounds * unit_bytes / FITTED_SM_BYTES_PER_SECOND;
+    let dram = min_bytes((m, n, k), input_bytes(dtype)) / (gpu.dram_bytes * SWAP_AB_STREAM_EFFICIENCY);
+    let arithmetic = rounds * tile_seconds(dtype, (tile_m, tile_n), slice_k as u32, gpu, FITTED_TILE_EFFICIENCY);
+    let tile_bytes = 4.0 * m.min(tile_m) as f64 * n.min(tile_n) as f64;
+    let exchange = if slices.count == 1 { 0.0 } else { rounds * tile_bytes * CLUSTER_EXCHANGE_SECONDS_PER_BYTE };
+    (streaming.max(dram).max(arithmetic) + exchange + FITTED_FIXED_SECONDS, slices)
+}
+
+/// The fitted-tiles rung's tile shape for one shape: the number in
+/// [`fitted_tiles`], its predicted time and cut; None where the ladder
+/// has none.
+///
+/// The rows come first: the fewest that hold M (or the most there are).
+/// Rows below M are zeros that TMA still writes into every stage, in
+/// place of weights: on the H200 at M = 1, 64-row tiles ran o and down
+/// 11% slower than 16-row ones, and at M = 64, 128-row tiles 28% slower
+/// than 64-row ones. Among the shapes with those rows (64 or 128 columns),
+/// the one [`fitted_time`] predicts fastest (the first of equals).
+pub fn fitted_choice(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine) -> Option<(usize, f64, KSlices)> {
+    let tiles = fitted_tiles(dtype);
+    let most = tiles.iter().map(|t| t.tiling.tile_m()).max()?;
+    let rows = tiles.iter().map(|t| t.tiling.tile_m()).filter(|&r| r >= size.0.min(most)).min()?;
+    let times = tiles.iter().map(|kernel| (kernel.tiling.tile_m(), fitted_time(dtype, size, gpu, kernel)));
+    let fitting = times.enumerate().filter(|(_, (r, _))| *r == rows).map(|(tile, (_, (seconds, slices)))| (tile, seconds, slices));
+    fitting.min_by(|a, b| a.1.total_cmp(&b.1))
+}
+
 /// Picks the kernel for one shape. `tensor_cores` says whether the
 /// tensor-core rungs can take this shape on this GPU.
 pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tensor_cores: bool) -> Choice {
@@ -371,6 +462,7 @@ pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tensor_cores: 
             split_seconds: None,
             cluster_split_seconds: None,
             swap_seconds: None,
+            fitted_seconds: None,
             why: format!("{roofline}; {small_m_why} (no tensor-core rung here)"),
         };
     }
@@ -406,6 +498,20 @@ pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tensor_cores: 
         candidates.push((Pick::SwapAb(slices), seconds, format!("weights as wgmma's M (A and B swapped), {cut}")));
         seconds
     });
+    // Like splitting K, the fitted tiles are for shapes whose 128×256 tiles
+    // leave SMs idle; with a wave or more the tiled rung's bigger tiles do
+    // more work per byte.
+    let few_tiles = tiles < gpu.multiprocessors as u64;
+    let fitted_seconds = fitted_choice(dtype, size, gpu).filter(|_| few_tiles).map(|(tile, seconds, slices)| {
+        let tiling = fitted_tiles(dtype)[tile].tiling;
+        let cut = match slices.count {
+            1 => "K whole".to_string(),
+            count => format!("K in {count} slices of {} added in clusters of {count}", slices.k_tiles * tiling.tiling.tile_k),
+        };
+        let why = format!("A and B swapped, tiles of {} rows x {} columns, {cut}", tiling.tile_m(), tiling.tiling.tile_n);
+        candidates.push((Pick::FittedTiles { tile, slices }, seconds, why));
+        seconds
+    });
     let predicted: Vec<String> = candidates.iter().map(|(pick, seconds, _)| format!("{} {:.0}", short_name(pick), seconds * 1e6)).collect();
     let (pick, _, chosen) = candidates.into_iter().min_by(|a, b| a.1.total_cmp(&b.1)).expect("candidates");
     let why = format!("{roofline}; {waves}; predicted us: {}: {chosen}", predicted.join(", "));
@@ -416,6 +522,7 @@ pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tensor_cores: 
         split_seconds: Some(split_seconds),
         cluster_split_seconds,
         swap_seconds,
+        fitted_seconds,
         why,
     }
 }
@@ -428,6 +535,7 @@ fn short_name(pick: &Pick) -> &'static str {
         Pick::SplitK(_) => "split-K",
         Pick::ClusterSplitK(_) => "cluster split-K",
         Pick::SwapAb(_) => "swap-AB",
+        Pick::FittedTiles { .. } => "fitted tiles",
     }
 }
 
@@ -445,10 +553,12 @@ mod tests {
             assert!(matches!(pick(Dtype::F32, (1, n, k)), Pick::SmallM(_)), "fp32 M = 1, {k}x{n}");
             assert_eq!(pick(Dtype::Bf16, (8192, n, k)), Pick::Tiled, "M = 8192, {k}x{n}");
         }
-        // BF16 at M = 1: the swap-AB rung streams the weights through
-        // deeper stages than the small-M kernel keeps loads in flight.
+        // BF16 at M = 1: 16-row swapped tiles (rung 11's, or rung 12's
+        // summed in a cluster) stream the weights through deeper stages
+        // than the small-M kernel keeps loads in flight.
         for (k, n) in [(4096, 6144), (4096, 4096), (4096, 28672), (14336, 4096)] {
-            assert!(matches!(pick(Dtype::Bf16, (1, n, k)), Pick::SwapAb(_)), "M = 1, {k}x{n}");
+            let swapped = matches!(pick(Dtype::Bf16, (1, n, k)), Pick::SwapAb(_) | Pick::FittedTiles { tile: 0, .. });
+            assert!(swapped, "M = 1, {k}x{n}");
         }
         assert_eq!(pick(Dtype::Bf16, (4096, 4096, 4096)), Pick::Tiled);
         assert_eq!(pick(Dtype::F32, (8192, 8192, 8192)), Pick::Tiled);
@@ -466,11 +576,11 @@ mod tests {
 
     #[test]
     fn reasons_carry_the_numbers_that_decide() {
-        // At M = 16 the swap-AB rung's 16-row tiles waste nothing, and its
-        // stages hold three times as many weights as A.
+        // At M = 16 the swapped 16-row tiles waste nothing, and their
+        // stages hold eight times as many weights as A.
         let choice = choose(Dtype::Bf16, (16, 28672, 4096), &Machine::H200, true);
-        assert_eq!(choice.pick, Pick::SwapAb(KSlices::whole(64)), "{}", choice.why);
-        assert!(choice.why.ends_with("weights as wgmma's M (A and B swapped), K whole"), "{}", choice.why);
+        assert_eq!(choice.pick, Pick::FittedTiles { tile: 0, slices: KSlices::whole(64) }, "{}", choice.why);
+        assert!(choice.why.ends_with("A and B swapped, tiles of 16 rows x 128 columns, K whole"), "{}", choice.why);
         assert!(choose(Dtype::Bf16, (17, 28672, 4096), &Machine::H200, true).swap_seconds.is_none());
         let choice = choose(Dtype::Bf16, (1, 4096, 14336), &Machine::H200, true);
         assert!(choice.why.starts_with("1 FLOP/B vs ridge 220: memory-bound"), "{}", choice.why);
@@ -486,13 +596,15 @@ mod tests {
     #[test]
     fn medium_m_goes_to_the_tensor_cores() {
         // One tile of 16 rows: the weights as wgmma's M, 48 tiles of 128
-        // columns in 5 slices.
-        assert_eq!(pick(Dtype::Bf16, (16, 6144, 4096)), Pick::SwapAb(KSlices { count: 5, k_tiles: 13 }));
-        // 32 rows: two tiles of rows would each stream the weights; 24
-        // tiles of 128x256 in 4 slices added in clusters of 4 (no partial
-        // sums in DRAM, one launch) beat 5 slices added by a second kernel.
-        assert_eq!(pick(Dtype::Bf16, (32, 6144, 4096)), Pick::ClusterSplitK(KSlices { count: 4, k_tiles: 16 }));
-        assert_eq!(pick(Dtype::Bf16, (128, 4096, 14336)), Pick::SplitK(KSlices { count: 8, k_tiles: 28 }));
+        // columns in 2 slices added in clusters of 2.
+        assert_eq!(pick(Dtype::Bf16, (16, 6144, 4096)), Pick::FittedTiles { tile: 0, slices: KSlices { count: 2, k_tiles: 32 } });
+        // 32 rows: 64-row tiles, 96 of them with K whole.
+        assert_eq!(pick(Dtype::Bf16, (32, 6144, 4096)), Pick::FittedTiles { tile: 1, slices: KSlices::whole(64) });
+        // 128 rows, N = 4096: 64 tiles of 128x64 in 2 slices (the weights
+        // read once), where rung 9 would cut 16 tiles of 128x256 into 8.
+        assert_eq!(pick(Dtype::Bf16, (128, 4096, 14336)), Pick::FittedTiles { tile: 2, slices: KSlices { count: 2, k_tiles: 112 } });
+        let split = split_time(Dtype::Bf16, (128, 4096, 14336), &Machine::H200, &split_kernel(Dtype::Bf16)).1;
+        assert_eq!(split, KSlices { count: 8, k_tiles: 28 });
         assert_eq!(pick(Dtype::F32, (128, 6144, 4096)), Pick::SplitK(KSlices { count: 5, k_tiles: 26 }));
         assert!(matches!(pick(Dtype::F32, (16, 6144, 4096)), Pick::SmallM(p) if p.rows == 16));
         // Rung 12 splits all 470 MB of gate_up's fp32 weights on every run.
@@ -501,11 +613,12 @@ mod tests {
 
     /// gate_up at M = 128: 112 tiles, but rung 7's blocks come in pairs
     /// along M, and at M ≤ 128 one of each pair has no rows: 224 blocks,
-    /// two waves. The split-K rung's single blocks fit one wave, K whole.
+    /// two waves. The split-K rung's single blocks fit one wave, K whole;
+    /// the 128x128 fitted tiles do too, predicted faster still.
     #[test]
     fn pairs_of_blocks_with_one_tile_of_rows_lose_to_single_blocks() {
         let choice = choose(Dtype::Bf16, (128, 28672, 4096), &Machine::H200, true);
-        assert_eq!(choice.pick, Pick::SplitK(KSlices::whole(64)), "{}", choice.why);
+        assert_eq!(choice.pick, Pick::FittedTiles { tile: 3, slices: KSlices::whole(64) }, "{}", choice.why);
         assert!(choice.why.contains("112 tiles on 132 SMs (85% busy)"), "{}", choice.why);
         assert!(choice.tiled_seconds.unwrap() > 1.3 * choice.split_seconds.unwrap(), "{choice:?}");
     }
@@ -516,9 +629,9 @@ mod tests {
     #[test]
     fn clusters_that_do_not_fit_cost_a_round() {
         let size = (32, 4096, 4096);
-        assert_eq!(pick(Dtype::Bf16, size), Pick::ClusterSplitK(KSlices { count: 6, k_tiles: 11 }));
-        let packed = Machine { clusters: ClusterSlots::packed(132), ..Machine::H200 };
         let kernel = cluster_split_kernel(Dtype::Bf16).unwrap();
+        assert_eq!(cluster_split_time(Dtype::Bf16, size, &Machine::H200, &kernel).1, KSlices { count: 6, k_tiles: 11 });
+        let packed = Machine { clusters: ClusterSlots::packed(132), ..Machine::H200 };
         assert_eq!(cluster_split_time(Dtype::Bf16, size, &packed, &kernel).1, KSlices { count: 8, k_tiles: 8 });
         // The SGEMM ladder has no such rung: never picked there.
         assert!(choose(Dtype::F32, size, &Machine::H200, true).cluster_split_seconds.is_none());
@@ -531,5 +644,34 @@ mod tests {
         assert_eq!(tiles, 132);
         let (one_more, _) = tiled_time(Dtype::Bf16, (128 * 12 + 1, 256 * 11, 4096), &h200);
         assert!(one_more > 1.8 * (full - LAUNCH_SECONDS), "{full} {one_more}");
+    }
+
+    /// The fitted tiles' rows are the fewest that hold M; their columns
+    /// are the model's choice.
+    #[test]
+    fn fitted_tiles_hold_m_with_the_fewest_rows() {
+        let rows = |m: u32| {
+            let (tile, _, _) = fitted_choice(Dtype::Bf16, (m, 4096, 4096), &Machine::H200).unwrap();
+            fitted_tiles(Dtype::Bf16)[tile].tiling.tile_m()
+        };
+        assert_eq!([rows(1), rows(16), rows(17), rows(64), rows(65), rows(128), rows(1000)], [16, 16, 64, 64, 128, 128, 128]);
+        // At M = 128 with N = 4096, 32 tiles of 128x128 need 4 slices and
+        // swap 64 KB per block; 64 tiles of 128x64 need 2 (measured on the
+        // H200: 19.3 against 20.7 us). With N = 6144 the 128x128 tiles'
+        // fewer bytes of A win (24.9 against 27.3 us).
+        let columns = |n: u32| {
+            let (tile, _, _) = fitted_choice(Dtype::Bf16, (128, n, 4096), &Machine::H200).unwrap();
+            fitted_tiles(Dtype::Bf16)[tile].tiling.tiling.tile_n
+        };
+        assert_eq!([columns(4096), columns(6144)], [64, 128]);
+        assert!(fitted_choice(Dtype::F32, (128, 4096, 4096), &Machine::H200).is_none());
+    }
+
+    /// With a wave or more of 128x256 tiles the fitted tiles are not
+    /// offered: the tiled rung does more work per byte.
+    #[test]
+    fn fitted_tiles_are_for_few_tiles() {
+        assert!(choose(Dtype::Bf16, (1024, 6144, 4096), &Machine::H200, true).fitted_seconds.is_none());
+        assert!(choose(Dtype::Bf16, (128, 6144, 4096), &Machine::H200, true).fitted_seconds.is_some());
     }
 }

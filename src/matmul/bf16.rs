@@ -14,6 +14,7 @@ use super::check::Reference;
 use super::cublas::Cublas;
 use super::dtype::Dtype;
 use super::element::{Args, Element, Gemm, Inputs, Library};
+use super::fitted::FittedTilesRung;
 use super::rung::{Ladder, Rung, RungKernel};
 use super::small_m::{AutoRung, SmallMRung};
 use crate::device::{Gpu, PtxModule, pointer};
@@ -103,6 +104,8 @@ pub fn ladder() -> Ladder<bf16> {
         rung("9", "few tiles: split K", &k::r09_split_k::SPLIT_K),
         rung("10", "split K, summed in cluster", &k::r10_cluster_split_k::CLUSTER_SPLIT_K),
         rung("11", "few rows: A and B swapped", &k::r11_swap_ab::SWAP_AB),
+        rung("12", "swapped, summed in cluster", &k::r12_swap_ab_cluster::SWAP_AB_CLUSTER),
+        rung("13", "tiles fitted to the shape", &FittedTilesRung),
         rung("auto", "auto: picked per shape", &AutoRung),
     ];
     Ladder { rungs, others: Vec::new(), note: String::new() }
@@ -120,6 +123,8 @@ mod tests {
         names.sort();
         names.dedup();
         assert_eq!(names.len(), all.rungs.len());
+        // Rung 13 runs one of its tile shapes (the first is rung 12's).
+        names.extend(k::r13_fitted_tiles::TILES[1..].iter().map(|t| t.name()));
         let hopper = kernels_gpu::sm90a::KERNELS
             .iter()
             .filter(|h| !matches!(h.entry, kernels_gpu::gemm::hopper::Entry::Tf32x3(_) | kernels_gpu::gemm::hopper::Entry::Tf32x3Split(_)));
@@ -145,7 +150,7 @@ mod tests {
         assert_eq!(ids("1-3"), ["1", "2", "3"]);
         assert_eq!(ids("bf16_mma_sync"), ["1"]);
         assert_eq!(ids("bf16_wgmma_persistent,2"), ["2", "4"]);
-        assert_eq!(ids("all").len(), 12);
+        assert_eq!(ids("all").len(), 14);
         assert_eq!(ids("auto"), ["auto"]);
     }
 
@@ -153,10 +158,10 @@ mod tests {
     /// SGEMM ladder's.
     #[test]
     fn bad_selections_list_the_bf16_rungs() {
-        let err = ladder().select("12").err().unwrap();
+        let err = ladder().select("14").err().unwrap();
         assert_eq!(
             err.message(),
-            "--rungs: no rung '12' (the BF16 ladder's rungs are 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, auto; ranges like 1-4, lists like 1,7,auto, \
+            "--rungs: no rung '14' (the BF16 ladder's rungs are 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, auto; ranges like 1-4, lists like 1,8,auto, \
              kernel names (like bf16_mma_sync) and all work)"
         );
     }

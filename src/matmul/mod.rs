@@ -8,7 +8,8 @@
 //!   ladder's rungs and the `--rungs` selector;
 //! - [`ladder`]: preparing the inputs, checking and timing, the run;
 //! - [`sgemm`], [`bf16`]: the two ladders' element types and rungs;
-//! - [`hopper`]: the prepared GEMMs of the sm_90a module;
+//! - [`hopper`]: the prepared GEMMs of the sm_90a module; [`fitted`]: the
+//!   BF16 rung that picks its tile shape per shape;
 //! - [`check`], [`cublas`], [`report`], [`autotune`], [`cpu`]: the f64
 //!   check, the baseline, the output, rung 8's search and the CPU row.
 
@@ -22,6 +23,7 @@ pub mod cpu;
 pub mod cublas;
 pub mod dtype;
 pub mod element;
+pub mod fitted;
 pub mod hopper;
 pub mod ladder;
 pub mod report;

@@ -33,6 +33,9 @@ pub trait SmallMElement: Element {
     /// The ladder's swap-AB rung for a few rows, if it has one
     /// ([`auto::swap_kernel`]).
     fn swap() -> Option<&'static dyn RungKernel<Self>>;
+    /// The ladder's rung with tiles fitted to the shape, if it has one
+    /// ([`auto::fitted_tiles`]).
+    fn fitted() -> Option<&'static dyn RungKernel<Self>>;
     /// The type's whole ladder.
     fn ladder() -> Ladder<Self>;
 }
@@ -59,6 +62,10 @@ impl SmallMElement for f32 {
     }
 
     fn swap() -> Option<&'static dyn RungKernel<f32>> {
+        None
+    }
+
+    fn fitted() -> Option<&'static dyn RungKernel<f32>> {
         None
     }
 
@@ -91,6 +98,10 @@ impl SmallMElement for bf16 {
 
     fn swap() -> Option<&'static dyn RungKernel<bf16>> {
         Some(&kernels_gpu::bf16::r11_swap_ab::SWAP_AB)
+    }
+
+    fn fitted() -> Option<&'static dyn RungKernel<bf16>> {
+        Some(&super::fitted::FittedTilesRung)
     }
 
     fn ladder() -> Ladder<bf16> {
@@ -194,6 +205,7 @@ impl AutoRung {
             // The model offers these only where the ladder has them (tested below).
             Pick::ClusterSplitK(_) => E::cluster_split().unwrap_or(E::split()),
             Pick::SwapAb(_) => E::swap().unwrap_or(E::split()),
+            Pick::FittedTiles { .. } => E::fitted().unwrap_or(E::split()),
         };
         (kernel, choice)
     }
@@ -257,5 +269,7 @@ mod tests {
         assert_eq!(swap, auto::swap_kernel(bf16::DTYPE).map(|k| k.name()));
         let swap = <f32 as SmallMElement>::swap().map(|r| r.name());
         assert_eq!(swap, auto::swap_kernel(f32::DTYPE).map(|k| k.name()));
+        assert!(<bf16 as SmallMElement>::fitted().is_some() && !auto::fitted_tiles(bf16::DTYPE).is_empty());
+        assert!(<f32 as SmallMElement>::fitted().is_none() && auto::fitted_tiles(f32::DTYPE).is_empty());
     }
 }

@@ -50,7 +50,7 @@ mod device {
     use crate::gemm::hopper::consumer::{drain, mainloop};
     use crate::gemm::hopper::ring::{Ring, first_stage};
     use crate::gemm::hopper::stages::{Stages, TILING, produce};
-    use crate::gemm::hopper::{Scale, tile_origin};
+    use crate::gemm::hopper::{Scale, pair_position, tile_origin};
     use crate::gemm::split_k::slice_range;
     use crate::gpu;
     use crate::gpu::hopper::tma::TensorMap;
@@ -98,7 +98,8 @@ mod device {
         }
         let acc = unsafe { mainloop(&ring, tiles, consumer, &mut i, k_end - k_begin, |_, _| {}) };
         unsafe {
-            sum.exchange(&acc, consumer, thread, m - rows);
+            // A quad's first row (its second is 8 below) must hold rows of A.
+            sum.exchange(&acc, (consumer, thread), |quad| pair_position(thread, 2 * quad).0 < m - rows);
             sum.add_and_store(QUADS, (consumer, thread), Scale::NONE, c, (m, n), (rows, col0));
         }
     }

@@ -6,7 +6,7 @@
 //! - the block tile, `tile_m`×`tile_n` of C per block, stepping `tile_k` of
 //!   the shared dimension at a time;
 //! - the warp tile, `warp_m`×`warp_n`: each warp's share of the block tile,
-//!   for the rungs that place warps explicitly (9-11; 0 elsewhere);
+//!   for the rungs that place warps explicitly (9-13; 0 elsewhere);
 //! - the thread tile, `thread_m`×`thread_n`: the results one thread holds.
 //!
 //! `stages` is the number of `tile_k` steps resident in shared memory at once

@@ -77,20 +77,18 @@ mod device {
         }
 
         /// Waits until every block of the cluster has finished multiplying
-        /// (so its stages are free), sends each of this thread's quads with
-        /// a row above `rows_left` to the block that owns it, and waits
-        /// until every block's sends have landed.
+        /// (so its stages are free), sends each of this thread's quads
+        /// that `wanted` (those inside C) to the block that owns it, and
+        /// waits until every block's sends have landed.
         #[inline(always)]
-        pub unsafe fn exchange<const N: usize>(&self, acc: &[f32; N], consumer: u32, thread: u32, rows_left: u32) {
+        pub unsafe fn exchange<const N: usize>(&self, acc: &[f32; N], (consumer, thread): (u32, u32), wanted: impl Fn(u32) -> bool) {
             sync_cluster();
             // The owner and the quad's place in its share, counted along
             // rather than divided: the loop is unrolled (`acc` must be
             // indexed by constants to stay in registers).
             let (mut owner, mut local) = (0, 0);
             for quad in 0..N / 4 {
-                // The quad's first row; its second is 8 below.
-                let (row, _) = pair_position(thread, 2 * quad as u32);
-                if row < rows_left {
+                if wanted(quad as u32) {
                     let slot = self.slot(self.slice, local, consumer, thread);
                     let values = [acc[4 * quad], acc[4 * quad + 1], acc[4 * quad + 2], acc[4 * quad + 3]];
                     unsafe { store_cluster_f32x4(slot, owner, values) };
@@ -104,8 +102,38 @@ mod device {
         }
 
         /// Adds the slices of this block's share of consumer `consumer`'s
-        /// thread `thread`'s `quads` quads, slice 0 first, and stores them,
-        /// scaled, into `c` (`m`×`n`; the consumer's rows start at `row0`).
+        /// thread `thread`'s `quads` quads, slice 0 first, and hands each
+        /// sum to `store` with its quad's number; quads for which `inside`
+        /// is false (outside C) are skipped.
+        #[inline(always)]
+        pub unsafe fn add(
+            &self,
+            quads: u32,
+            (consumer, thread): (u32, u32),
+            inside: impl Fn(u32) -> bool,
+            mut store: impl FnMut(u32, [f32; 4]),
+        ) {
+            let first = self.slice * self.share;
+            let mut local = 0;
+            while local < self.share && first + local < quads {
+                if inside(first + local) {
+                    let mut sum = unsafe { load_shared_f32x4(self.slot(0, local, consumer, thread)) };
+                    for slice in 1..self.slices {
+                        let value = unsafe { load_shared_f32x4(self.slot(slice, local, consumer, thread)) };
+                        for v in 0..4 {
+                            sum[v] += value[v];
+                        }
+                    }
+                    store(first + local, sum);
+                }
+                local += 1;
+            }
+        }
+
+        /// [`ClusterSum::add`] for accumulators in the wgmma layout of C
+        /// itself: stores the sums, scaled, into `c` (`m`×`n`; the
+        /// consumer's rows start at `row0`), a pair of neighbouring columns
+        /// at a time.
         #[inline(always)]
         pub unsafe fn add_and_store(
             &self,
@@ -116,26 +144,22 @@ mod device {
             (m, n): (u32, u32),
             (row0, col0): (u32, u32),
         ) {
-            let first = self.slice * self.share;
-            let mut local = 0;
-            while local < self.share && first + local < quads {
-                let (row, col) = pair_position(thread, 2 * (first + local));
-                let (row, col) = (row0 + row, col0 + col);
-                if row < m && col < n {
-                    let mut sum = unsafe { load_shared_f32x4(self.slot(0, local, consumer, thread)) };
-                    for slice in 1..self.slices {
-                        let value = unsafe { load_shared_f32x4(self.slot(slice, local, consumer, thread)) };
-                        for v in 0..4 {
-                            sum[v] += value[v];
-                        }
-                    }
-                    unsafe {
-                        store_pair((sum[0], sum[1]), scale, c, (m, n), (row, col));
-                        store_pair((sum[2], sum[3]), scale, c, (m, n), (row + 8, col));
-                    }
+            let position = |quad: u32| {
+                let (row, col) = pair_position(thread, 2 * quad);
+                (row0 + row, col0 + col)
+            };
+            let inside = |quad: u32| {
+                let (row, col) = position(quad);
+                row < m && col < n
+            };
+            let store = |quad: u32, sum: [f32; 4]| {
+                let (row, col) = position(quad);
+                unsafe {
+                    store_pair((sum[0], sum[1]), scale, c, (m, n), (row, col));
+                    store_pair((sum[2], sum[3]), scale, c, (m, n), (row + 8, col));
                 }
-                local += 1;
-            }
+            };
+            unsafe { self.add(quads, (consumer, thread), inside, store) };
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Building blocks of the Hopper rungs (sm_90a): wgmma reading tiles from
 //! shared memory, TMA copies completing on mbarriers, and producer/consumer
 //! warpgroups. The rungs themselves are in their ladders
-//! ([`crate::bf16`] rungs 2-7 and 9-11, [`crate::sgemm`] rungs 12 and 14).
+//! ([`crate::bf16`] rungs 2-7 and 9-13, [`crate::sgemm`] rungs 12 and 14).
 //!
 //! These kernels exist only in the second PTX module, built for `sm_90a`
 //! (`--cfg ptx_ladder_hopper`); on the host this module gives their names,
@@ -15,7 +15,8 @@
 //! - [`tf32x3`]: the 3xTF32 GEMM of SGEMM rungs 12 and 14;
 //! - [`tma_store`]: a consumer's tile of C stored by TMA (rungs 5 and 6);
 //! - [`cluster`]: block setup and producer of the clustered rungs (6 and 7);
-//! - [`cluster_sum`]: a tile's slices of K added inside its cluster (rung 10).
+//! - [`cluster_sum`]: a tile's slices of K added inside its cluster (rungs 10, 12);
+//! - [`swap_ab`]: the GEMM computed as Cᵀ for few rows of A (rungs 11-13).
 //!
 //! The modules named in plain text exist only in the sm_90a build.
 
@@ -26,6 +27,7 @@ pub mod consumer;
 #[cfg(ptx_ladder_hopper)]
 pub mod ring;
 pub mod stages;
+pub mod swap_ab;
 pub mod tf32x3;
 #[cfg(ptx_ladder_hopper)]
 pub mod tile_loop;
