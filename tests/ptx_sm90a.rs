@@ -98,6 +98,7 @@ fn rung_11_reads_the_weights_as_wgmmas_a() {
 fn rungs_12_and_13_swap_a_and_b_and_sum_in_cluster() {
     let shapes = [
         ("bf16_wgmma_swap_ab_cluster", "m64n16k16", 4),
+        ("bf16_wgmma_swap_ab_16x64", "m64n16k16", 4),
         ("bf16_wgmma_swap_ab_64x64", "m64n64k16", 4),
         ("bf16_wgmma_swap_ab_128x64", "m64n128k16", 4),
         // Two consumer warpgroups, each its own 64 columns.

@@ -423,22 +423,37 @@ pub fn fitted_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine, kern
 }
 
 /// The fitted-tiles rung's tile shape for one shape: the number in
-/// [`fitted_tiles`], its predicted time and cut; None where the ladder
-/// has none.
+/// [`fitted_tiles`], its predicted time ([`fitted_time`]) and cut; None
+/// where the ladder has none. Three rules, in order:
 ///
-/// The rows come first: the fewest that hold M (or the most there are).
-/// Rows below M are zeros that TMA still writes into every stage, in
-/// place of weights: on the H200 at M = 1, 64-row tiles ran o and down
-/// 11% slower than 16-row ones, and at M = 64, 128-row tiles 28% slower
-/// than 64-row ones. Among the shapes with those rows (64 or 128 columns),
-/// the one [`fitted_time`] predicts fastest (the first of equals).
+/// - the fewest rows that hold M (or the most there are). Rows below M
+///   are zeros that TMA still writes into every stage, in place of
+///   weights: on the H200 at M = 1, 64-row tiles ran o and down 11%
+///   slower than 16-row ones, and at M = 64, 128-row tiles 28% slower
+///   than 64-row ones;
+/// - then the columns that keep the SMs busiest: the units (tiles ×
+///   slices) over the SMs' rounds (as many clusters as fit per round). At
+///   N = 4096, 64 columns make 64 tiles in 2 slices (128 of 132 SMs)
+///   where 128 columns make 32 in 3 (96), and ran o and down at M ≤ 16
+///   3-5% faster, at M = 128 6%;
+/// - then the most columns (the list's order): each stage holds more
+///   weights, so more are in flight per SM (qkv at M ≤ 16, 96 SMs either
+///   way: 16×128 2-6% faster).
 pub fn fitted_choice(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine) -> Option<(usize, f64, KSlices)> {
     let tiles = fitted_tiles(dtype);
     let most = tiles.iter().map(|t| t.tiling.tile_m()).max()?;
     let rows = tiles.iter().map(|t| t.tiling.tile_m()).filter(|&r| r >= size.0.min(most)).min()?;
-    let times = tiles.iter().map(|kernel| (kernel.tiling.tile_m(), fitted_time(dtype, size, gpu, kernel)));
-    let fitting = times.enumerate().filter(|(_, (r, _))| *r == rows).map(|(tile, (_, (seconds, slices)))| (tile, seconds, slices));
-    fitting.min_by(|a, b| a.1.total_cmp(&b.1))
+    let busy = |kernel: &HopperKernel| {
+        let slices = kernel.slices(size, gpu.clusters).count as u64;
+        let tiles = kernel.tiling.tiles(size.0, size.1) as u64;
+        let rounds = tiles.div_ceil(gpu.clusters.of(slices as u32) as u64);
+        (tiles * slices) as f64 / (rounds * gpu.multiprocessors as u64) as f64
+    };
+    let fitting = tiles.iter().enumerate().filter(|(_, t)| t.tiling.tile_m() == rows);
+    // The first of the busiest: `max_by` would take the last.
+    let (tile, kernel) = fitting.rev().max_by(|a, b| busy(a.1).total_cmp(&busy(b.1)))?;
+    let (seconds, slices) = fitted_time(dtype, size, gpu, kernel);
+    Some((tile, seconds, slices))
 }
 
 /// Picks the kernel for one shape. `tensor_cores` says whether the
@@ -557,7 +572,7 @@ mod tests {
         // summed in a cluster) stream the weights through deeper stages
         // than the small-M kernel keeps loads in flight.
         for (k, n) in [(4096, 6144), (4096, 4096), (4096, 28672), (14336, 4096)] {
-            let swapped = matches!(pick(Dtype::Bf16, (1, n, k)), Pick::SwapAb(_) | Pick::FittedTiles { tile: 0, .. });
+            let swapped = matches!(pick(Dtype::Bf16, (1, n, k)), Pick::SwapAb(_) | Pick::FittedTiles { tile: 0 | 1, .. });
             assert!(swapped, "M = 1, {k}x{n}");
         }
         assert_eq!(pick(Dtype::Bf16, (4096, 4096, 4096)), Pick::Tiled);
@@ -598,11 +613,14 @@ mod tests {
         // One tile of 16 rows: the weights as wgmma's M, 48 tiles of 128
         // columns in 2 slices added in clusters of 2.
         assert_eq!(pick(Dtype::Bf16, (16, 6144, 4096)), Pick::FittedTiles { tile: 0, slices: KSlices { count: 2, k_tiles: 32 } });
+        // N = 4096: 64 tiles of 16x64 in 2 slices keep 128 SMs busy, 32 of
+        // 16x128 in 3 slices 96.
+        assert_eq!(pick(Dtype::Bf16, (16, 4096, 4096)), Pick::FittedTiles { tile: 1, slices: KSlices { count: 2, k_tiles: 32 } });
         // 32 rows: 64-row tiles, 96 of them with K whole.
-        assert_eq!(pick(Dtype::Bf16, (32, 6144, 4096)), Pick::FittedTiles { tile: 1, slices: KSlices::whole(64) });
+        assert_eq!(pick(Dtype::Bf16, (32, 6144, 4096)), Pick::FittedTiles { tile: 2, slices: KSlices::whole(64) });
         // 128 rows, N = 4096: 64 tiles of 128x64 in 2 slices (the weights
         // read once), where rung 9 would cut 16 tiles of 128x256 into 8.
-        assert_eq!(pick(Dtype::Bf16, (128, 4096, 14336)), Pick::FittedTiles { tile: 2, slices: KSlices { count: 2, k_tiles: 112 } });
+        assert_eq!(pick(Dtype::Bf16, (128, 4096, 14336)), Pick::FittedTiles { tile: 4, slices: KSlices { count: 2, k_tiles: 112 } });
         let split = split_time(Dtype::Bf16, (128, 4096, 14336), &Machine::H200, &split_kernel(Dtype::Bf16)).1;
         assert_eq!(split, KSlices { count: 8, k_tiles: 28 });
         assert_eq!(pick(Dtype::F32, (128, 6144, 4096)), Pick::SplitK(KSlices { count: 5, k_tiles: 26 }));
@@ -655,15 +673,26 @@ mod tests {
             fitted_tiles(Dtype::Bf16)[tile].tiling.tile_m()
         };
         assert_eq!([rows(1), rows(16), rows(17), rows(64), rows(65), rows(128), rows(1000)], [16, 16, 64, 64, 128, 128, 128]);
-        // At M = 128 with N = 4096, 32 tiles of 128x128 need 4 slices and
-        // swap 64 KB per block; 64 tiles of 128x64 need 2 (measured on the
-        // H200: 19.3 against 20.7 us). With N = 6144 the 128x128 tiles'
-        // fewer bytes of A win (24.9 against 27.3 us).
+        // At M = 128 with N = 4096, 32 tiles of 128x128 in 3 slices keep
+        // 96 SMs busy, 64 of 128x64 in 2 slices 128 (measured on the H200:
+        // 20.7 against 19.3 us). With N = 6144 both keep 96 busy, and the
+        // 128x128 tiles' fewer bytes of A win (24.9 against 27.3 us).
         let columns = |n: u32| {
             let (tile, _, _) = fitted_choice(Dtype::Bf16, (128, n, 4096), &Machine::H200).unwrap();
             fitted_tiles(Dtype::Bf16)[tile].tiling.tiling.tile_n
         };
         assert_eq!([columns(4096), columns(6144)], [64, 128]);
+        // At M = 256, qkv: 96 tiles of 128x128 in one round keep as many SMs
+        // busy (73%) as 192 of 128x64 in two; the wider tiles win the tie.
+        let (tile, _, _) = fitted_choice(Dtype::Bf16, (256, 6144, 4096), &Machine::H200).unwrap();
+        assert_eq!(fitted_tiles(Dtype::Bf16)[tile].tiling.tiling.tile_n, 128);
+        // At M = 1 the same for 16 rows: N = 4096 gets 64 columns, N = 6144
+        // and gate_up's 28672 get 128.
+        let narrow = |n: u32| {
+            let (tile, _, _) = fitted_choice(Dtype::Bf16, (1, n, 4096), &Machine::H200).unwrap();
+            fitted_tiles(Dtype::Bf16)[tile].tiling.tiling.tile_n
+        };
+        assert_eq!([narrow(4096), narrow(6144), narrow(28672)], [64, 128, 128]);
         assert!(fitted_choice(Dtype::F32, (128, 4096, 4096), &Machine::H200).is_none());
     }
 

@@ -7,8 +7,10 @@
 //! idle at N = 4096 (16 tiles) and swap 128 KB of partial sums per block
 //! when K is split to fill them. Here the same swapped GEMM
 //! ([`crate::gemm::hopper::swap_ab`], slices added in a cluster) comes in
-//! three more tile shapes, with A's rows as wgmma's N:
+//! four more tile shapes, with A's rows as wgmma's N:
 //!
+//! - 16 rows × 64 columns (one consumer, 22 stages of 10 KB): twice rung
+//!   12's tiles, so fewer slices where N is small;
 //! - 64 rows × 64 columns (`m64n64k16`, 13 stages of 16 KB), for M ≤ 64;
 //! - 128 rows × 64 columns (`m64n128k16`, 9 stages of 24 KB): one tile of
 //!   rows at M = 128, so the weights are read once, and twice as many
@@ -16,34 +18,43 @@
 //! - 128 rows × 128 columns (two consumers, 6 stages of 32 KB): half the
 //!   bytes of A per byte of weights, where N gives enough tiles.
 //!
-//! Which one a shape gets is the host's choice, from a model of what
-//! limits it: the bytes each SM streams (A's rows are read again by every
-//! tile of columns), the weights' bytes from DRAM, and the partial sums
-//! swapped in the cluster ([`TILES`], `matmul::auto` in the host crate).
+//! Which one a shape gets is the host's choice ([`TILES`],
+//! `matmul::auto::fitted_choice` in the host crate): the fewest rows that
+//! hold M, then the columns that keep the most SMs streaming, then the
+//! most columns (deeper stages of weights).
 
 use super::r12_swap_ab_cluster::SWAP_AB_CLUSTER;
 use crate::gemm::hopper::{Entry, HopperKernel, HopperTiling, cluster_sum, swap_ab};
 use kernels_macros::kernel;
 
+const SHAPE_16X64: HopperTiling = swap_ab::shape(swap_ab::tiling(16, 1, 22), true);
 const SHAPE_64X64: HopperTiling = swap_ab::shape(swap_ab::tiling(64, 1, 13), true);
 const SHAPE_128X64: HopperTiling = swap_ab::shape(swap_ab::tiling(128, 1, 9), true);
 const SHAPE_128X128: HopperTiling = swap_ab::shape(swap_ab::tiling(128, 2, 6), true);
 
 // The sends land in the stages: a quad per 8 rows of A per thread.
 const _: () = {
+    assert!(cluster_sum::scratch_bytes(1, 16 / 8) <= SHAPE_16X64.tiling.stages * SHAPE_16X64.stage_bytes);
     assert!(cluster_sum::scratch_bytes(1, 64 / 8) <= SHAPE_64X64.tiling.stages * SHAPE_64X64.stage_bytes);
     assert!(cluster_sum::scratch_bytes(1, 128 / 8) <= SHAPE_128X64.tiling.stages * SHAPE_128X64.stage_bytes);
     assert!(cluster_sum::scratch_bytes(2, 128 / 8) <= SHAPE_128X128.tiling.stages * SHAPE_128X128.stage_bytes);
 };
 
+pub const SWAP_AB_16X64: HopperKernel = HopperKernel { entry: Entry::Bf16ClusterSplit(BF16_WGMMA_SWAP_AB_16X64), tiling: SHAPE_16X64 };
 pub const SWAP_AB_64X64: HopperKernel = HopperKernel { entry: Entry::Bf16ClusterSplit(BF16_WGMMA_SWAP_AB_64X64), tiling: SHAPE_64X64 };
 pub const SWAP_AB_128X64: HopperKernel = HopperKernel { entry: Entry::Bf16ClusterSplit(BF16_WGMMA_SWAP_AB_128X64), tiling: SHAPE_128X64 };
 pub const SWAP_AB_128X128: HopperKernel =
     HopperKernel { entry: Entry::Bf16ClusterSplit(BF16_WGMMA_SWAP_AB_128X128), tiling: SHAPE_128X128 };
 
-/// The tile shapes this rung chooses from, fewest rows first: rung 12's
-/// 16×128, then this rung's three.
-pub const TILES: [HopperKernel; 4] = [SWAP_AB_CLUSTER, SWAP_AB_64X64, SWAP_AB_128X64, SWAP_AB_128X128];
+/// The tile shapes this rung chooses from, fewest rows first, then most
+/// columns: rung 12's 16×128, then this rung's four.
+pub const TILES: [HopperKernel; 5] = [SWAP_AB_CLUSTER, SWAP_AB_16X64, SWAP_AB_64X64, SWAP_AB_128X128, SWAP_AB_128X64];
+
+/// Rung 12's kernel over tiles of 16 rows of A × 64 columns of B.
+#[kernel(sm_90a, bounds(SHAPE_16X64.threads(), 1))]
+pub unsafe fn bf16_wgmma_swap_ab_16x64(m: u32, n: u32, k: u32, maps: *const u64, c: *mut f32, slice_k_tiles: u32) {
+    unsafe { swap_ab::body::<16, 1, 22, 8, true>(m, n, k, maps.cast(), c, slice_k_tiles) }
+}
 
 /// Rung 12's kernel over tiles of 64 rows of A × 64 columns of B.
 #[kernel(sm_90a, bounds(SHAPE_64X64.threads(), 1))]
