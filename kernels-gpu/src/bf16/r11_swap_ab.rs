@@ -38,6 +38,15 @@ pub const SWAP_AB: HopperKernel = HopperKernel { entry: Entry::Bf16Split(BF16_WG
 /// of A × 128 columns of B, computed as Cᵀ.
 #[kernel(sm_90a, bounds(SHAPE.threads(), 1))]
 pub unsafe fn bf16_wgmma_swap_ab(m: u32, n: u32, k: u32, maps: *const u64, partial: *mut f32, slice_k_tiles: u32) {
-    unsafe { swap_ab::body::<16, 2, 12, 8, false>(m, n, k, maps.cast(), partial, slice_k_tiles) }
+    unsafe {
+        swap_ab::body::<{ SHAPE.tiling.tile_m }, { SHAPE.consumers() }, { SHAPE.tiling.stages }, { SHAPE.tiling.tile_m as usize / 2 }, false>(
+            m,
+            n,
+            k,
+            maps.cast(),
+            partial,
+            slice_k_tiles,
+        )
+    }
 }
 // ANCHOR_END: rung

@@ -34,6 +34,15 @@ const _: () = assert!(cluster_sum::scratch_bytes(SHAPE.consumers(), 2) <= TILING
 /// cluster size); the cluster stores the tile's sum to `c`.
 #[kernel(sm_90a, bounds(SHAPE.threads(), 1))]
 pub unsafe fn bf16_wgmma_swap_ab_cluster(m: u32, n: u32, k: u32, maps: *const u64, c: *mut f32, slice_k_tiles: u32) {
-    unsafe { swap_ab::body::<16, 2, 12, 8, true>(m, n, k, maps.cast(), c, slice_k_tiles) }
+    unsafe {
+        swap_ab::body::<{ SHAPE.tiling.tile_m }, { SHAPE.consumers() }, { SHAPE.tiling.stages }, { SHAPE.tiling.tile_m as usize / 2 }, true>(
+            m,
+            n,
+            k,
+            maps.cast(),
+            c,
+            slice_k_tiles,
+        )
+    }
 }
 // ANCHOR_END: rung

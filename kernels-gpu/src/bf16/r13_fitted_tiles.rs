@@ -9,8 +9,8 @@
 //! ([`crate::gemm::hopper::swap_ab`], slices added in a cluster) comes in
 //! four more tile shapes, with A's rows as wgmma's N:
 //!
-//! - 16 rows × 64 columns (one consumer, 22 stages of 10 KB): twice rung
-//!   12's tiles, so fewer slices where N is small;
+//! - 16 rows × 64 columns (one consumer, 22 stages of 10 KB): twice as many
+//!   tiles as rung 12's, so fewer slices where N is small;
 //! - 64 rows × 64 columns (`m64n64k16`, 13 stages of 16 KB), for M ≤ 64;
 //! - 128 rows × 64 columns (`m64n128k16`, 9 stages of 24 KB): one tile of
 //!   rows at M = 128, so the weights are read once, and twice as many
@@ -53,24 +53,56 @@ pub const TILES: [HopperKernel; 5] = [SWAP_AB_CLUSTER, SWAP_AB_16X64, SWAP_AB_64
 /// Rung 12's kernel over tiles of 16 rows of A × 64 columns of B.
 #[kernel(sm_90a, bounds(SHAPE_16X64.threads(), 1))]
 pub unsafe fn bf16_wgmma_swap_ab_16x64(m: u32, n: u32, k: u32, maps: *const u64, c: *mut f32, slice_k_tiles: u32) {
-    unsafe { swap_ab::body::<16, 1, 22, 8, true>(m, n, k, maps.cast(), c, slice_k_tiles) }
+    unsafe {
+        swap_ab::body::<
+            { SHAPE_16X64.tiling.tile_m },
+            { SHAPE_16X64.consumers() },
+            { SHAPE_16X64.tiling.stages },
+            { SHAPE_16X64.tiling.tile_m as usize / 2 },
+            true,
+        >(m, n, k, maps.cast(), c, slice_k_tiles)
+    }
 }
 
 /// Rung 12's kernel over tiles of 64 rows of A × 64 columns of B.
 #[kernel(sm_90a, bounds(SHAPE_64X64.threads(), 1))]
 pub unsafe fn bf16_wgmma_swap_ab_64x64(m: u32, n: u32, k: u32, maps: *const u64, c: *mut f32, slice_k_tiles: u32) {
-    unsafe { swap_ab::body::<64, 1, 13, 32, true>(m, n, k, maps.cast(), c, slice_k_tiles) }
+    unsafe {
+        swap_ab::body::<
+            { SHAPE_64X64.tiling.tile_m },
+            { SHAPE_64X64.consumers() },
+            { SHAPE_64X64.tiling.stages },
+            { SHAPE_64X64.tiling.tile_m as usize / 2 },
+            true,
+        >(m, n, k, maps.cast(), c, slice_k_tiles)
+    }
 }
 
 /// Rung 12's kernel over tiles of 128 rows of A × 64 columns of B.
 #[kernel(sm_90a, bounds(SHAPE_128X64.threads(), 1))]
 pub unsafe fn bf16_wgmma_swap_ab_128x64(m: u32, n: u32, k: u32, maps: *const u64, c: *mut f32, slice_k_tiles: u32) {
-    unsafe { swap_ab::body::<128, 1, 9, 64, true>(m, n, k, maps.cast(), c, slice_k_tiles) }
+    unsafe {
+        swap_ab::body::<
+            { SHAPE_128X64.tiling.tile_m },
+            { SHAPE_128X64.consumers() },
+            { SHAPE_128X64.tiling.stages },
+            { SHAPE_128X64.tiling.tile_m as usize / 2 },
+            true,
+        >(m, n, k, maps.cast(), c, slice_k_tiles)
+    }
 }
 
 /// Rung 12's kernel over tiles of 128 rows of A × 128 columns of B.
 #[kernel(sm_90a, bounds(SHAPE_128X128.threads(), 1))]
 pub unsafe fn bf16_wgmma_swap_ab_128x128(m: u32, n: u32, k: u32, maps: *const u64, c: *mut f32, slice_k_tiles: u32) {
-    unsafe { swap_ab::body::<128, 2, 6, 64, true>(m, n, k, maps.cast(), c, slice_k_tiles) }
+    unsafe {
+        swap_ab::body::<
+            { SHAPE_128X128.tiling.tile_m },
+            { SHAPE_128X128.consumers() },
+            { SHAPE_128X128.tiling.stages },
+            { SHAPE_128X128.tiling.tile_m as usize / 2 },
+            true,
+        >(m, n, k, maps.cast(), c, slice_k_tiles)
+    }
 }
 // ANCHOR_END: rung
