@@ -142,10 +142,12 @@ fn reverse(name: &'static str, kernel: ArrayKernel, src: &[f32]) -> Result<Run> 
 
 fn add(name: &'static str, kernel: unsafe fn(*const f32, *const f32, *mut f32, u32), n: u32) -> Result<Run> {
     let (x, y) = (uniform(n as usize, 1), uniform(n as usize, 2));
-    // A block of slack after each array: an access past one array then
+    // Two blocks of slack after each array: an access past one array then
     // lands in undeclared memory, never in the next array (where an
-    // address check could not tell it from a legal access).
-    let with_slack = |values: &[f32]| AlignedBuffer::from_slice(&[values, &[f32::NAN; THREADS as usize]].concat());
+    // address check could not tell it from a legal access), and nearer
+    // the end of its own array than the start of whatever the allocator
+    // put next (the last block overruns by less than one block).
+    let with_slack = |values: &[f32]| AlignedBuffer::from_slice(&[values, &[f32::NAN; 2 * THREADS as usize]].concat());
     let (a, b) = (with_slack(&x), with_slack(&y));
     let mut c = with_slack(&vec![f32::NAN; n as usize]);
     let len = n as usize;

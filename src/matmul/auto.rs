@@ -228,27 +228,27 @@ pub struct Choice {
 }
 
 /// The ladder's split-K rung: BF16 rung 9, SGEMM rung 14.
-pub fn split_kernel(dtype: Dtype) -> HopperKernel {
+pub fn split_kernel(dtype: Dtype) -> &'static HopperKernel {
     match dtype {
-        Dtype::Bf16 => kernels_gpu::bf16::r09_split_k::SPLIT_K,
-        Dtype::F32 => kernels_gpu::sgemm::r14_tf32x3_split_k::SPLIT_K,
+        Dtype::Bf16 => &kernels_gpu::bf16::r09_split_k::SPLIT_K,
+        Dtype::F32 => &kernels_gpu::sgemm::r14_tf32x3_split_k::SPLIT_K,
     }
 }
 
 /// The ladder's split-K rung that adds its slices in a cluster: BF16 rung
 /// 10; the SGEMM ladder has none.
-pub fn cluster_split_kernel(dtype: Dtype) -> Option<HopperKernel> {
+pub fn cluster_split_kernel(dtype: Dtype) -> Option<&'static HopperKernel> {
     match dtype {
-        Dtype::Bf16 => Some(kernels_gpu::bf16::r10_cluster_split_k::CLUSTER_SPLIT_K),
+        Dtype::Bf16 => Some(&kernels_gpu::bf16::r10_cluster_split_k::CLUSTER_SPLIT_K),
         Dtype::F32 => None,
     }
 }
 
 /// The ladder's rung for a few rows of A with A and B swapped: BF16 rung
 /// 11; the SGEMM ladder has none.
-pub fn swap_kernel(dtype: Dtype) -> Option<HopperKernel> {
+pub fn swap_kernel(dtype: Dtype) -> Option<&'static HopperKernel> {
     match dtype {
-        Dtype::Bf16 => Some(kernels_gpu::bf16::r11_swap_ab::SWAP_AB),
+        Dtype::Bf16 => Some(&kernels_gpu::bf16::r11_swap_ab::SWAP_AB),
         Dtype::F32 => None,
     }
 }
@@ -304,10 +304,10 @@ fn tiled_efficiency(dtype: Dtype) -> f64 {
 }
 
 /// The ladder's top tensor-core rung: BF16 rung 7, SGEMM rung 12.
-pub fn tiled_kernel(dtype: Dtype) -> HopperKernel {
+pub fn tiled_kernel(dtype: Dtype) -> &'static HopperKernel {
     match dtype {
-        Dtype::Bf16 => kernels_gpu::bf16::r07_wgmma_deferred::DEFERRED,
-        Dtype::F32 => kernels_gpu::sgemm::r12_tf32x3_wgmma::KERNEL,
+        Dtype::Bf16 => &kernels_gpu::bf16::r07_wgmma_deferred::DEFERRED,
+        Dtype::F32 => &kernels_gpu::sgemm::r12_tf32x3_wgmma::KERNEL,
     }
 }
 
@@ -483,7 +483,7 @@ pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tensor_cores: 
     }
     let (tiled_seconds, tiles) = tiled_time(dtype, size, gpu);
     let kernel = split_kernel(dtype);
-    let (split_seconds, slices) = split_time(dtype, size, gpu, &kernel);
+    let (split_seconds, slices) = split_time(dtype, size, gpu, kernel);
     let busy = 100.0 * tiles.min(gpu.multiprocessors as u64) as f64 / gpu.multiprocessors as f64;
     let waves = format!("{tiles} tiles on {} SMs ({busy:.0}% busy)", gpu.multiprocessors);
     let mut candidates =
@@ -494,7 +494,7 @@ pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tensor_cores: 
     };
     candidates.push((Pick::SplitK(slices), split_seconds, split_why));
     let cluster_split_seconds = cluster_split_kernel(dtype).map(|kernel| {
-        let (seconds, slices) = cluster_split_time(dtype, size, gpu, &kernel);
+        let (seconds, slices) = cluster_split_time(dtype, size, gpu, kernel);
         let why = format!(
             "tensor-core tiles, K in {} slices of {} added in clusters of {}",
             slices.count,
@@ -505,7 +505,7 @@ pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tensor_cores: 
         seconds
     });
     let swap_seconds = swap_kernel(dtype).filter(|kernel| size.0 <= kernel.tiling.tile_m()).map(|kernel| {
-        let (seconds, slices) = swap_time(dtype, size, gpu, &kernel);
+        let (seconds, slices) = swap_time(dtype, size, gpu, kernel);
         let cut = match slices.count {
             1 => "K whole".to_string(),
             count => format!("K in {count} slices of {}", slices.k_tiles * kernel.tiling.tiling.tile_k),
@@ -621,7 +621,7 @@ mod tests {
         // 128 rows, N = 4096: 64 tiles of 128x64 in 2 slices (the weights
         // read once), where rung 9 would cut 16 tiles of 128x256 into 8.
         assert_eq!(pick(Dtype::Bf16, (128, 4096, 14336)), Pick::FittedTiles { tile: 4, slices: KSlices { count: 2, k_tiles: 112 } });
-        let split = split_time(Dtype::Bf16, (128, 4096, 14336), &Machine::H200, &split_kernel(Dtype::Bf16)).1;
+        let split = split_time(Dtype::Bf16, (128, 4096, 14336), &Machine::H200, split_kernel(Dtype::Bf16)).1;
         assert_eq!(split, KSlices { count: 8, k_tiles: 28 });
         assert_eq!(pick(Dtype::F32, (128, 6144, 4096)), Pick::SplitK(KSlices { count: 5, k_tiles: 26 }));
         assert!(matches!(pick(Dtype::F32, (16, 6144, 4096)), Pick::SmallM(p) if p.rows == 16));
@@ -648,9 +648,9 @@ mod tests {
     fn clusters_that_do_not_fit_cost_a_round() {
         let size = (32, 4096, 4096);
         let kernel = cluster_split_kernel(Dtype::Bf16).unwrap();
-        assert_eq!(cluster_split_time(Dtype::Bf16, size, &Machine::H200, &kernel).1, KSlices { count: 6, k_tiles: 11 });
+        assert_eq!(cluster_split_time(Dtype::Bf16, size, &Machine::H200, kernel).1, KSlices { count: 6, k_tiles: 11 });
         let packed = Machine { clusters: ClusterSlots::packed(132), ..Machine::H200 };
-        assert_eq!(cluster_split_time(Dtype::Bf16, size, &packed, &kernel).1, KSlices { count: 8, k_tiles: 8 });
+        assert_eq!(cluster_split_time(Dtype::Bf16, size, &packed, kernel).1, KSlices { count: 8, k_tiles: 8 });
         // The SGEMM ladder has no such rung: never picked there.
         assert!(choose(Dtype::F32, size, &Machine::H200, true).cluster_split_seconds.is_none());
     }

@@ -12,6 +12,7 @@ use crate::device::{Gpu, PtxModule, pointer};
 use crate::error::Result;
 use cust::memory::DeviceBuffer;
 use half::bf16;
+use kernels_gpu::gemm::hopper::HopperKernel;
 use kernels_gpu::gemm::small_m::SmallMPlan;
 use kernels_gpu::gemm::split_k;
 use kernels_gpu::launch::{Kernel, LaunchShape};
@@ -20,19 +21,12 @@ use kernels_gpu::launch::{Kernel, LaunchShape};
 type Params<T> = (u32, u32, u32, *const T, *const T, *mut f32, u32);
 
 /// An element type the small-M kernels take, with its kernels by rows of A
-/// per block, and the ladder's top tensor-core rung for "auto".
+/// per block, and what "auto" needs to run the rungs its model names
+/// ([`auto::tiled_kernel`], [`auto::split_kernel`], …).
 pub trait SmallMElement: Element {
     fn kernel(rows: u32) -> Kernel<Params<Self::Bits>>;
-    /// The rung "auto" weighs against the small-M kernel.
-    fn tiled() -> &'static dyn RungKernel<Self>;
-    /// The ladder's split-K rung ([`auto::split_kernel`]).
-    fn split() -> &'static dyn RungKernel<Self>;
-    /// The ladder's split-K rung that adds the slices in a cluster, if it
-    /// has one ([`auto::cluster_split_kernel`]).
-    fn cluster_split() -> Option<&'static dyn RungKernel<Self>>;
-    /// The ladder's swap-AB rung for a few rows, if it has one
-    /// ([`auto::swap_kernel`]).
-    fn swap() -> Option<&'static dyn RungKernel<Self>>;
+    /// A Hopper GEMM of this element type's ladder as a rung.
+    fn hopper(kernel: &'static HopperKernel) -> &'static dyn RungKernel<Self>;
     /// The ladder's rung with tiles fitted to the shape, if it has one
     /// ([`auto::fitted_tiles`]).
     fn fitted() -> Option<&'static dyn RungKernel<Self>>;
@@ -49,20 +43,8 @@ impl SmallMElement for f32 {
         }
     }
 
-    fn tiled() -> &'static dyn RungKernel<f32> {
-        &kernels_gpu::sgemm::r12_tf32x3_wgmma::KERNEL
-    }
-
-    fn split() -> &'static dyn RungKernel<f32> {
-        &kernels_gpu::sgemm::r14_tf32x3_split_k::SPLIT_K
-    }
-
-    fn cluster_split() -> Option<&'static dyn RungKernel<f32>> {
-        None
-    }
-
-    fn swap() -> Option<&'static dyn RungKernel<f32>> {
-        None
+    fn hopper(kernel: &'static HopperKernel) -> &'static dyn RungKernel<f32> {
+        kernel
     }
 
     fn fitted() -> Option<&'static dyn RungKernel<f32>> {
@@ -84,20 +66,8 @@ impl SmallMElement for bf16 {
         }
     }
 
-    fn tiled() -> &'static dyn RungKernel<bf16> {
-        &kernels_gpu::bf16::r07_wgmma_deferred::DEFERRED
-    }
-
-    fn split() -> &'static dyn RungKernel<bf16> {
-        &kernels_gpu::bf16::r09_split_k::SPLIT_K
-    }
-
-    fn cluster_split() -> Option<&'static dyn RungKernel<bf16>> {
-        Some(&kernels_gpu::bf16::r10_cluster_split_k::CLUSTER_SPLIT_K)
-    }
-
-    fn swap() -> Option<&'static dyn RungKernel<bf16>> {
-        Some(&kernels_gpu::bf16::r11_swap_ab::SWAP_AB)
+    fn hopper(kernel: &'static HopperKernel) -> &'static dyn RungKernel<bf16> {
+        kernel
     }
 
     fn fitted() -> Option<&'static dyn RungKernel<bf16>> {
@@ -186,7 +156,7 @@ pub struct AutoRung;
 
 impl AutoRung {
     fn choose<E: SmallMElement>(gpu: &Gpu, size: (u32, u32, u32)) -> auto::Choice {
-        let tiled = E::tiled();
+        let tiled = E::hopper(auto::tiled_kernel(E::DTYPE));
         let runs = tiled.module().runs_on(gpu.info.compute_capability) && tiled.shape_limit(size).is_none();
         // Where the driver cannot say how many clusters fit, as if they
         // packed the SMs: a cluster rung picked then reports the driver's
@@ -200,12 +170,12 @@ impl AutoRung {
         let choice = Self::choose::<E>(gpu, size);
         let kernel: &'static dyn RungKernel<E> = match choice.pick {
             Pick::SmallM(_) => &SmallMRung,
-            Pick::Tiled => E::tiled(),
-            Pick::SplitK(_) => E::split(),
-            // The model offers these only where the ladder has them (tested below).
-            Pick::ClusterSplitK(_) => E::cluster_split().unwrap_or(E::split()),
-            Pick::SwapAb(_) => E::swap().unwrap_or(E::split()),
-            Pick::FittedTiles { .. } => E::fitted().unwrap_or(E::split()),
+            Pick::Tiled => E::hopper(auto::tiled_kernel(E::DTYPE)),
+            Pick::SplitK(_) => E::hopper(auto::split_kernel(E::DTYPE)),
+            // The model offers these only where the ladder has them.
+            Pick::ClusterSplitK(_) => E::hopper(auto::cluster_split_kernel(E::DTYPE).unwrap_or(auto::split_kernel(E::DTYPE))),
+            Pick::SwapAb(_) => E::hopper(auto::swap_kernel(E::DTYPE).unwrap_or(auto::split_kernel(E::DTYPE))),
+            Pick::FittedTiles { .. } => E::fitted().unwrap_or(E::hopper(auto::split_kernel(E::DTYPE))),
         };
         (kernel, choice)
     }
@@ -252,23 +222,10 @@ impl<E: SmallMElement> RungKernel<E> for AutoRung {
 mod tests {
     use super::*;
 
-    /// "auto" models the tiled and split-K rungs that
-    /// `SmallMElement::tiled` and `split` run (the model names them by
-    /// element type, the rung by ladder: two lists that must agree).
+    /// "auto" runs the fitted-tiles rung where its model has tile shapes
+    /// for the element type, and only there.
     #[test]
-    fn the_modelled_rungs_are_the_ones_run() {
-        assert_eq!(<bf16 as SmallMElement>::split().name(), auto::split_kernel(bf16::DTYPE).name());
-        assert_eq!(<f32 as SmallMElement>::split().name(), auto::split_kernel(f32::DTYPE).name());
-        assert_eq!(<bf16 as SmallMElement>::tiled().name(), auto::tiled_kernel(bf16::DTYPE).name());
-        assert_eq!(<f32 as SmallMElement>::tiled().name(), auto::tiled_kernel(f32::DTYPE).name());
-        let cluster = <bf16 as SmallMElement>::cluster_split().map(|r| r.name());
-        assert_eq!(cluster, auto::cluster_split_kernel(bf16::DTYPE).map(|k| k.name()));
-        let cluster = <f32 as SmallMElement>::cluster_split().map(|r| r.name());
-        assert_eq!(cluster, auto::cluster_split_kernel(f32::DTYPE).map(|k| k.name()));
-        let swap = <bf16 as SmallMElement>::swap().map(|r| r.name());
-        assert_eq!(swap, auto::swap_kernel(bf16::DTYPE).map(|k| k.name()));
-        let swap = <f32 as SmallMElement>::swap().map(|r| r.name());
-        assert_eq!(swap, auto::swap_kernel(f32::DTYPE).map(|k| k.name()));
+    fn the_fitted_rung_exists_where_the_model_has_tiles() {
         assert!(<bf16 as SmallMElement>::fitted().is_some() && !auto::fitted_tiles(bf16::DTYPE).is_empty());
         assert!(<f32 as SmallMElement>::fitted().is_none() && auto::fitted_tiles(f32::DTYPE).is_empty());
     }
