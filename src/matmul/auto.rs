@@ -456,6 +456,23 @@ pub fn fitted_choice(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine) -> Opti
     Some((tile, seconds, slices))
 }
 
+/// How a rung cuts K, in words: "K whole", "K in 4 slices of 1024", and
+/// "… added in clusters of 4" where a cluster of one block per slice adds
+/// them (`tile_k`: the values of K per k-tile).
+pub fn cut_words(slices: KSlices, tile_k: u32, in_cluster: bool) -> String {
+    match (slices.count, in_cluster) {
+        (1, _) => "K whole".to_string(),
+        (count, false) => format!("K in {count} slices of {}", slices.k_tiles * tile_k),
+        (count, true) => format!("K in {count} slices of {} added in clusters of {count}", slices.k_tiles * tile_k),
+    }
+}
+
+/// A tile shape of the fitted-tiles rung and its cut of K, in words.
+pub fn fitted_words(kernel: &HopperKernel, slices: KSlices) -> String {
+    let tiling = kernel.tiling;
+    format!("tiles of {} rows x {} columns, {}", tiling.tile_m(), tiling.tiling.tile_n, cut_words(slices, tiling.tiling.tile_k, true))
+}
+
 /// Picks the kernel for one shape. `tensor_cores` says whether the
 /// tensor-core rungs can take this shape on this GPU.
 pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tensor_cores: bool) -> Choice {
@@ -490,26 +507,18 @@ pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tensor_cores: 
         vec![(Pick::SmallM(plan), small_m_seconds, small_m_why), (Pick::Tiled, tiled_seconds, "tensor-core tiles".to_string())];
     let split_why = match slices.count {
         1 => "tensor-core tiles of the split-K rung, K whole".to_string(),
-        count => format!("tensor-core tiles, K in {count} slices of {}", slices.k_tiles * kernel.tiling.tiling.tile_k),
+        _ => format!("tensor-core tiles, {}", cut_words(slices, kernel.tiling.tiling.tile_k, false)),
     };
     candidates.push((Pick::SplitK(slices), split_seconds, split_why));
     let cluster_split_seconds = cluster_split_kernel(dtype).map(|kernel| {
         let (seconds, slices) = cluster_split_time(dtype, size, gpu, kernel);
-        let why = format!(
-            "tensor-core tiles, K in {} slices of {} added in clusters of {}",
-            slices.count,
-            slices.k_tiles * kernel.tiling.tiling.tile_k,
-            slices.count
-        );
+        let why = format!("tensor-core tiles, {}", cut_words(slices, kernel.tiling.tiling.tile_k, true));
         candidates.push((Pick::ClusterSplitK(slices), seconds, why));
         seconds
     });
     let swap_seconds = swap_kernel(dtype).filter(|kernel| size.0 <= kernel.tiling.tile_m()).map(|kernel| {
         let (seconds, slices) = swap_time(dtype, size, gpu, kernel);
-        let cut = match slices.count {
-            1 => "K whole".to_string(),
-            count => format!("K in {count} slices of {}", slices.k_tiles * kernel.tiling.tiling.tile_k),
-        };
+        let cut = cut_words(slices, kernel.tiling.tiling.tile_k, false);
         candidates.push((Pick::SwapAb(slices), seconds, format!("weights as wgmma's M (A and B swapped), {cut}")));
         seconds
     });
@@ -518,12 +527,7 @@ pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tensor_cores: 
     // more work per byte.
     let few_tiles = tiles < gpu.multiprocessors as u64;
     let fitted_seconds = fitted_choice(dtype, size, gpu).filter(|_| few_tiles).map(|(tile, seconds, slices)| {
-        let tiling = fitted_tiles(dtype)[tile].tiling;
-        let cut = match slices.count {
-            1 => "K whole".to_string(),
-            count => format!("K in {count} slices of {} added in clusters of {count}", slices.k_tiles * tiling.tiling.tile_k),
-        };
-        let why = format!("A and B swapped, tiles of {} rows x {} columns, {cut}", tiling.tile_m(), tiling.tiling.tile_n);
+        let why = format!("A and B swapped, {}", fitted_words(&fitted_tiles(dtype)[tile], slices));
         candidates.push((Pick::FittedTiles { tile, slices }, seconds, why));
         seconds
     });

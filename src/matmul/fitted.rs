@@ -30,17 +30,7 @@ impl FittedTilesRung {
             return (tiles[0], String::new());
         };
         let kernel = tiles[tile];
-        let cut = match slices.count {
-            1 => "K whole".to_string(),
-            count => format!("K in {count} slices added in clusters of {count}"),
-        };
-        let why = format!(
-            "tiles of {} rows x {} columns, {cut}; predicted {:.0} us",
-            kernel.tiling.tile_m(),
-            kernel.tiling.tiling.tile_n,
-            seconds * 1e6
-        );
-        (kernel, why)
+        (kernel, format!("{}; predicted {:.0} us", auto::fitted_words(&kernel, slices), seconds * 1e6))
     }
 }
 

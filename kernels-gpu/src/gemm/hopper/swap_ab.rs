@@ -77,7 +77,7 @@ mod device {
     }
 
     impl<const ROWS: u32, const CONSUMERS: u32> Stages<ROWS, CONSUMERS> {
-        const BYTES: u32 = (ROWS + 64 * CONSUMERS) * TILE_K * 2;
+        const BYTES: u32 = super::stage_bytes(super::tiling(ROWS, CONSUMERS, 1));
 
         fn a(self, stage: u32) -> u32 {
             self.first + stage * Self::BYTES
