@@ -75,10 +75,10 @@ const SHAPES: &[(u32, u32, u32)] = &[
     (2, 136, 300),
 ];
 
-fn plans((m, n, k): (u32, u32, u32)) -> [SmallMPlan; 2] {
+fn plans((m, n, k): (u32, u32, u32), element_bytes: u32) -> [SmallMPlan; 2] {
     // K split over several blocks (as a GPU's many SMs ask for, with fewer
     // blocks to emulate), and one block per tile (no split of K).
-    [SmallMPlan::new((m, n, k), 8, 2), SmallMPlan::new((m, n, k), 1, 1)]
+    [SmallMPlan::new((m, n, k), element_bytes, 8, 2), SmallMPlan::new((m, n, k), element_bytes, 1, 1)]
 }
 
 fn check(what: &str, shape: (u32, u32, u32), plan: SmallMPlan, v: Verdict) {
@@ -91,7 +91,7 @@ fn small_m_bf16_is_correct_at_odd_shapes() {
         let problem = Bf16Problem::random((m, n, k), (m * 7 + n + k) as u64);
         let expected = ptx_ladder::matmul::bf16::problem::reference(&problem, reference_rows(m, n, k, 1)).for_arithmetic(Arithmetic::Fp32);
         let (a, b) = (emulator::aligned_u16(&problem.a), emulator::aligned_u16(&problem.b));
-        for plan in plans((m, n, k)) {
+        for plan in plans((m, n, k), 2) {
             let kernel = match plan.rows {
                 1 => (bf16_rung::BF16_SMALL_M1, bf16_rung::bf16_small_m1 as unsafe fn(_, _, _, _, _, _, _)),
                 8 => (bf16_rung::BF16_SMALL_M8, bf16_rung::bf16_small_m8 as unsafe fn(_, _, _, _, _, _, _)),
@@ -112,7 +112,7 @@ fn small_m_f32_is_correct_at_odd_shapes_with_alpha_and_beta() {
             let problem = Problem::random((m, n, k), alpha, beta, (m * 5 + n + k) as u64);
             let expected = reference(&problem, reference_rows(m, n, k, 1));
             let (a, b) = (AlignedBuffer::from_slice(&problem.a), AlignedBuffer::from_slice(&problem.b));
-            for plan in plans((m, n, k)) {
+            for plan in plans((m, n, k), 4) {
                 let kernel = match plan.rows {
                     1 => (sgemm_rung::SGEMM_SMALL_M1, sgemm_rung::sgemm_small_m1 as unsafe fn(_, _, _, _, _, _, _)),
                     8 => (sgemm_rung::SGEMM_SMALL_M8, sgemm_rung::sgemm_small_m8 as unsafe fn(_, _, _, _, _, _, _)),
@@ -132,21 +132,34 @@ fn small_m_f32_is_correct_at_odd_shapes_with_alpha_and_beta() {
 fn plans_fill_the_gpu_and_cover_k() {
     // Llama-3-8B's down projection at M = 1: 4 column blocks, K split so
     // that about 4 blocks land on each of 132 SMs.
-    let plan = SmallMPlan::new((1, 4096, 14336), 132, 4);
+    let plan = SmallMPlan::new((1, 4096, 14336), 2, 132, 4);
     assert_eq!(plan.rows, 1);
     assert!(plan.k_chunk.is_multiple_of(small_m::K_GRANULE));
     assert!(plan.splits * plan.k_chunk >= 14336 && (plan.splits - 1) * plan.k_chunk < 14336);
     let blocks = plan.launch(1, 4096).grid.volume();
     assert!((3 * 132..=5 * 132).contains(&blocks), "{blocks}");
     // Enough columns already: K is not split.
-    assert_eq!(SmallMPlan::new((8, 1 << 20, 64), 132, 4).splits, 1);
+    assert_eq!(SmallMPlan::new((8, 1 << 20, 64), 2, 132, 4).splits, 1);
     // 100 columns: 16 groups of 8, so 8 k-lanes of 8 rows each per step.
-    assert_eq!(SmallMPlan::new((9, 100, 1), 132, 4), SmallMPlan { rows: 16, k_chunk: 64, splits: 1 });
+    assert_eq!(SmallMPlan::new((9, 100, 1), 2, 132, 4), SmallMPlan { rows: 16, cols: 8, k_chunk: 64, splits: 1 });
+    // fp32: 4 columns per thread, so 32 groups and 4 k-lanes.
+    assert_eq!(SmallMPlan::new((9, 100, 1), 4, 132, 4), SmallMPlan { rows: 16, cols: 4, k_chunk: 32, splits: 1 });
     // A narrow B: 8 groups, 16 k-lanes, K split over every SM.
-    let narrow = SmallMPlan::new((64, 64, 65536), 132, 4);
+    let narrow = SmallMPlan::new((64, 64, 65536), 2, 132, 4);
     assert!(narrow.k_chunk.is_multiple_of(16 * small_m::K_GRANULE));
     assert!(narrow.launch(64, 64).grid.volume() >= 4 * 132 - 4 * 16, "{narrow:?}");
-    assert_eq!(SmallMPlan::new((5, 100, 1), 132, 4).rows, 8);
+    assert_eq!(SmallMPlan::new((5, 100, 1), 2, 132, 4).rows, 8);
+    // A block's slice of A stays within its shared memory: one block of
+    // columns and deep K would ask for pieces of 1000 rows; 512 of 16
+    // fp32 rows fill the 32 KB.
+    let deep = SmallMPlan::new((16, 512, 1 << 20), 4, 132, 8);
+    assert_eq!((deep.k_chunk, deep.splits), (small_m::max_k_chunk(16), 2048), "{deep:?}");
+    assert_eq!(deep.shared_bytes(512), small_m::A_SHARED_BYTES);
+    // Past 65535 slices of K (a grid's limit along y and z) the grid is
+    // still one row of blocks.
+    let deepest = SmallMPlan::new((1, 8, 1 << 30), 4, 132, 8);
+    let grid = deepest.launch(1, 8).grid;
+    assert!(deepest.splits > 65535 && (grid.x, grid.y, grid.z) == (deepest.splits, 1, 1), "{deepest:?}");
 }
 
 /// `sum_slices` on the emulator against the order it documents: lane `y`

@@ -74,7 +74,8 @@ pub struct LaunchBounds {
 /// Every kernel of the portable module that declares launch bounds.
 pub fn launch_bounds() -> impl Iterator<Item = LaunchBounds> {
     let sgemm = sgemm::KERNELS.iter().filter_map(|k| k.kernel.bounds());
-    sgemm.chain(bf16::KERNELS.iter().filter_map(|k| k.kernel.bounds()))
+    let small_m = sgemm::r13_small_m::KERNELS.iter().map(|k| k.bounds()).chain(bf16::r08_small_m::KERNELS.iter().map(|k| k.bounds()));
+    sgemm.chain(bf16::KERNELS.iter().filter_map(|k| k.kernel.bounds())).chain(small_m.flatten())
 }
 
 #[cfg(target_arch = "nvptx64")]

@@ -44,11 +44,26 @@ use kernels_gpu::gemm::split_k::{ClusterSlots, KSlices};
 /// once, as its driver reports them (`ptx-ladder info`).
 pub const H200_CLUSTERS: ClusterSlots = ClusterSlots([132, 66, 39, 30, 22, 17, 15, 15]);
 
-/// Fraction of the FP32 peak the small-M kernel's FMAs sustain: with 8
-/// or 16 rows of A per block it did 7-11 TFLOP/s of the H200's 66.9 (each
-/// FMA comes with loads of A and, for bf16, unpacking, and few warps fit
-/// beside 128 accumulators per thread).
-pub const SMALL_M_FMA_EFFICIENCY: f64 = 0.1;
+/// Fraction of the FP32 peak the small-M kernel's FMAs sustain on fp32
+/// inputs, fitted on the H200: with A's slice in shared memory it ran
+/// Llama-3-8B's projections at M = 16 to 128 at 0.42-0.48 of the peak
+/// (FMAs alone), and 0.4 predicts those times within 30%, above rather
+/// than below.
+pub const SMALL_M_FMA_EFFICIENCY_F32: f64 = 0.4;
+
+/// The same on bf16 inputs: each value is unpacked to fp32 before its
+/// FMAs, and at 16 rows of A a thread's 16 × 8 sums leave room for 8
+/// warps per SM; 0.1 was measured (7-11 TFLOP/s of 66.9 at 8 and 16 rows
+/// of A).
+pub const SMALL_M_FMA_EFFICIENCY_BF16: f64 = 0.1;
+
+/// [`SMALL_M_FMA_EFFICIENCY_F32`] or [`SMALL_M_FMA_EFFICIENCY_BF16`].
+fn small_m_fma_efficiency(dtype: Dtype) -> f64 {
+    match dtype {
+        Dtype::F32 => SMALL_M_FMA_EFFICIENCY_F32,
+        Dtype::Bf16 => SMALL_M_FMA_EFFICIENCY_BF16,
+    }
+}
 
 /// Fraction of the dense BF16 tensor peak a full tile of BF16 rung 7
 /// sustains (662 of 989 TFLOP/s at 4096³ on the H200).
@@ -285,13 +300,14 @@ pub fn intensity(size: (u32, u32, u32), input_bytes: f64) -> f64 {
 
 /// The small-M kernel's predicted time and plan.
 pub fn small_m_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine) -> (f64, SmallMPlan) {
-    let plan = SmallMPlan::new((m, n, k), gpu.multiprocessors, SMALL_M_BLOCKS_PER_SM);
+    let plan = SmallMPlan::new((m, n, k), input_bytes(dtype) as u32, gpu.multiprocessors, SMALL_M_BLOCKS_PER_SM);
     let (mf, nf, kf) = (m as f64, n as f64, k as f64);
-    let passes = m.div_ceil(plan.rows) as f64;
+    // The blocks of each group of rows of A read the same B side by side:
+    // DRAM sends it once, L2 the other times.
     let partials = 4.0 * plan.splits as f64 * mf * nf;
-    let bytes = input_bytes(dtype) * (passes * kf * nf + mf * kf) + 2.0 * partials + 4.0 * mf * nf;
+    let bytes = input_bytes(dtype) * (kf * nf + mf * kf) + 2.0 * partials + 4.0 * mf * nf;
     let flops = 2.0 * mf * nf * kf;
-    let time = combined(bytes / gpu.dram_bytes, flops / (gpu.fp32_flops * SMALL_M_FMA_EFFICIENCY)) + 2.0 * LAUNCH_SECONDS;
+    let time = combined(bytes / gpu.dram_bytes, flops / (gpu.fp32_flops * small_m_fma_efficiency(dtype))) + 2.0 * LAUNCH_SECONDS;
     (time, plan)
 }
 
@@ -481,11 +497,7 @@ pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tensor_cores: 
     let intensity = intensity(size, input_bytes(dtype));
     let bound = if gpu.memory_bound(size, input_bytes(dtype)) { "memory-bound" } else { "compute-bound" };
     let roofline = format!("{intensity:.0} FLOP/B vs ridge {:.0}: {bound}", gpu.ridge());
-    let small_m_why = format!(
-        "small-M kernel, {} K-splits x {} column blocks",
-        plan.splits,
-        n.div_ceil(8 * kernels_gpu::gemm::small_m::column_groups(n))
-    );
+    let small_m_why = format!("small-M kernel, {} K-splits x {} column blocks", plan.splits, n.div_ceil(plan.block_columns(n)));
     if !tensor_cores {
         return Choice {
             pick: Pick::SmallM(plan),

@@ -80,8 +80,9 @@ impl SmallMElement for bf16 {
 }
 
 /// The plan for this GPU.
-fn plan(gpu: &Gpu, size: (u32, u32, u32)) -> SmallMPlan {
-    SmallMPlan::new(size, gpu.info.multiprocessors, auto::SMALL_M_BLOCKS_PER_SM)
+fn plan<E: SmallMElement>(gpu: &Gpu, size: (u32, u32, u32)) -> SmallMPlan {
+    let bytes = std::mem::size_of::<E::Bits>() as u32;
+    SmallMPlan::new(size, bytes, gpu.info.multiprocessors, auto::SMALL_M_BLOCKS_PER_SM)
 }
 
 /// The small-M kernels set up for one problem: the plan and the workspace
@@ -94,7 +95,7 @@ pub struct SmallM<E: SmallMElement> {
 
 impl<E: SmallMElement> SmallM<E> {
     pub fn new(gpu: &Gpu, size: (u32, u32, u32)) -> Result<SmallM<E>> {
-        let plan = plan(gpu, size);
+        let plan = plan::<E>(gpu, size);
         let floats = plan.workspace(size.0, size.1);
         gpu.ensure_fits(4 * floats as u128, "the small-M kernel's partial sums")?;
         Ok(SmallM { plan, kernel: E::kernel(plan.rows), partial: gpu.alloc(floats as usize, "the partial sums")? })
@@ -129,7 +130,7 @@ impl<E: SmallMElement> RungKernel<E> for SmallMRung {
     }
 
     fn entry(&self, gpu: &Gpu, size: (u32, u32, u32)) -> (PtxModule, &'static str) {
-        (PtxModule::Portable, E::kernel(plan(gpu, size).rows).name())
+        (PtxModule::Portable, E::kernel(plan::<E>(gpu, size).rows).name())
     }
 
     fn shape_limit(&self, _: (u32, u32, u32)) -> Option<&'static str> {
@@ -137,11 +138,11 @@ impl<E: SmallMElement> RungKernel<E> for SmallMRung {
     }
 
     fn shape(&self, gpu: &Gpu, (m, n, k): (u32, u32, u32)) -> LaunchShape {
-        plan(gpu, (m, n, k)).launch(m, n)
+        plan::<E>(gpu, (m, n, k)).launch(m, n)
     }
 
     fn explain(&self, gpu: &Gpu, size: (u32, u32, u32)) -> Option<String> {
-        let p = plan(gpu, size);
+        let p = plan::<E>(gpu, size);
         Some(format!("{} rows of A per block, K in {} pieces of {}", p.rows, p.splits, p.k_chunk))
     }
 

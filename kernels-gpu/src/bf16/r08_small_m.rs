@@ -10,27 +10,34 @@
 //! The body is shared with SGEMM rung 13 ([`crate::gemm::small_m`]); these
 //! are its bf16 entries, one per rows of A per block.
 
-use crate::gemm::small_m::partial_product;
+use crate::gemm::small_m::{cols, partial_product};
+use crate::launch::Kernel;
 use kernels_macros::kernel;
+
+/// The entries' parameters.
+type Params = (u32, u32, u32, *const u16, *const u16, *mut f32, u32);
 
 /// bf16 A and B, one row of A per block (M = 1, decoding).
 #[kernel]
 pub unsafe fn bf16_small_m1(m: u32, n: u32, k: u32, a: *const u16, b: *const u16, partial: *mut f32, k_chunk: u32) {
-    unsafe { partial_product::<u16, 1>((m, n, k), a, b, partial, k_chunk) }
+    unsafe { partial_product::<u16, 1, { cols::<u16>() }>((m, n, k), a, b, partial, k_chunk) }
 }
 
 /// bf16 A and B, up to 8 rows of A per block.
 #[kernel]
 pub unsafe fn bf16_small_m8(m: u32, n: u32, k: u32, a: *const u16, b: *const u16, partial: *mut f32, k_chunk: u32) {
-    unsafe { partial_product::<u16, 8>((m, n, k), a, b, partial, k_chunk) }
+    unsafe { partial_product::<u16, 8, { cols::<u16>() }>((m, n, k), a, b, partial, k_chunk) }
 }
 
 /// bf16 A and B, up to 16 rows of A per block.
 #[kernel]
 pub unsafe fn bf16_small_m16(m: u32, n: u32, k: u32, a: *const u16, b: *const u16, partial: *mut f32, k_chunk: u32) {
-    unsafe { partial_product::<u16, 16>((m, n, k), a, b, partial, k_chunk) }
+    unsafe { partial_product::<u16, 16, { cols::<u16>() }>((m, n, k), a, b, partial, k_chunk) }
 }
 
 /// The rung's entries, by rows of A per block (1, 8, 16).
-pub const KERNEL_NAMES: [&str; 3] = [BF16_SMALL_M1.name(), BF16_SMALL_M8.name(), BF16_SMALL_M16.name()];
+pub const KERNELS: [Kernel<Params>; 3] = [BF16_SMALL_M1, BF16_SMALL_M8, BF16_SMALL_M16];
+
+/// Their names.
+pub const KERNEL_NAMES: [&str; 3] = [KERNELS[0].name(), KERNELS[1].name(), KERNELS[2].name()];
 // ANCHOR_END: rung

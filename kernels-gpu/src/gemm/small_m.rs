@@ -10,37 +10,46 @@
 //! CUDA cores are enough, and exact to fp32.
 //!
 //! What matters is then what a copy kernel needs:
-//! - coalesced, wide loads: each thread owns 8 neighbouring columns and
-//!   reads them from a row of B with 16-byte loads, so a warp reads 256
-//!   (bf16: 512-byte) runs of one row;
+//! - coalesced, wide loads: each thread owns the neighbouring columns one
+//!   16-byte load holds (4 fp32, 8 bf16) and reads them from a row of B,
+//!   so a warp reads a 512-byte run of one row;
 //! - enough bytes in flight (Little's law: bandwidth × latency, tens of
 //!   KB per SM): each thread issues the loads of 8 rows of B before it
-//!   uses any of them, and reads the 8 matching values of each row of A
-//!   with one 16-byte load;
-//! - enough blocks: with few columns (N = 4096 is 4 blocks of 1024 columns)
-//!   most SMs would idle, so K is split too (split-K): block `y` of the
-//!   grid sums its own `k_chunk` rows of B into a partial C in a workspace,
-//!   and [`sum_slices`](crate::gemm::split_k::sum_slices) adds the partials in a fixed order, so the same
-//!   inputs give the same bits on every run.
+//!   uses any of them, marked as read once (`ld.global.cs`);
+//! - A from shared memory: every thread uses every value of the block's
+//!   slice of A, so the block copies it there once, column by column, and
+//!   one broadcast load then gives 4 rows' values to a whole warp. Read
+//!   from global memory at each step (through L1), those loads kept the
+//!   warps waiting: at 16 rows of A the FMAs ran at a sixth of the peak;
+//! - few registers, so that many warps fit: at 16 rows of A a thread holds
+//!   16 × 4 fp32 sums (launch bounds: 4 blocks per SM);
+//! - enough blocks: with few columns (N = 4096 is 8 blocks of 512 fp32
+//!   columns) most SMs would idle, so K is split too (split-K): each
+//!   block sums its own `k_chunk` rows of B into a partial C in a
+//!   workspace, and [`sum_slices`](crate::gemm::split_k::sum_slices) adds
+//!   the partials in a fixed order, so the same inputs give the same bits
+//!   on every run.
 //!
-//! A row of A is read by all threads of the block at once: one broadcast
-//! load per warp, served by L1 after the first.
-//!
-//! Rows of A beyond a block's 1, 8 or 16 go to further blocks along z,
-//! each reading B again: the kernel is meant for M up to a few times 16;
-//! past that the tensor-core rungs win.
+//! Rows of A beyond a block's 1, 8 or 16 go to further blocks, each
+//! reading the same piece of B: launched next to each other, all but the
+//! first find it in L2. Each block then does its own FMAs, so the
+//! kernel is for M up to a few times 16; past that the tensor-core rungs
+//! win.
 
-use crate::gpu::{self, load_f32x4, store_f32x4};
+use crate::gpu::{self, load_f32x4, load_f32x4_streaming, store_f32x4};
 use crate::launch::{Dim3, LaunchShape};
 
 /// Threads per block.
 pub const THREADS: u32 = 128;
-/// Neighbouring columns of C (and B) per thread: one 16-byte load of bf16,
-/// two of fp32.
-pub const COLS: usize = 8;
-/// Neighbouring rows of B (and values of each row of A) a k-lane takes
-/// per step: as many as one 16-byte load holds of bf16.
-pub const STEP: usize = COLS;
+/// Neighbouring rows of B a k-lane takes per step: 8 loads of B in flight
+/// per thread.
+pub const STEP: usize = 8;
+
+/// Neighbouring columns of C (and B) per thread for elements of type `E`:
+/// as many as one 16-byte load holds (fp32: 4, bf16: 8).
+pub const fn cols<E>() -> usize {
+    16 / core::mem::size_of::<E>()
+}
 
 /// A block's share of K is a multiple of this times its k-lanes.
 pub const K_GRANULE: u32 = STEP as u32;
@@ -48,11 +57,13 @@ pub const K_GRANULE: u32 = STEP as u32;
 /// An element type of A and B, as the kernel reads it: bf16 (as its bits,
 /// `u16`) or fp32.
 pub trait Element: Copy {
-    /// `p[0..8]` as fp32; `p` is 16-byte aligned.
+    /// `p[0..N]` as fp32, in 16-byte loads (`N` a multiple of what one
+    /// holds, [`cols`]), marked as read once (B's elements are). `p` is
+    /// 16-byte aligned.
     ///
     /// # Safety
-    /// `p..p+8` must be readable.
-    unsafe fn load8(p: *const Self) -> [f32; COLS];
+    /// `p..p+N` must be readable global memory.
+    unsafe fn load<const N: usize>(p: *const Self) -> [f32; N];
 
     /// `*p` as fp32.
     ///
@@ -63,9 +74,16 @@ pub trait Element: Copy {
 
 impl Element for f32 {
     #[inline(always)]
-    unsafe fn load8(p: *const f32) -> [f32; COLS] {
-        let (low, high) = unsafe { (load_f32x4(p), load_f32x4(p.add(4))) };
-        [low[0], low[1], low[2], low[3], high[0], high[1], high[2], high[3]]
+    unsafe fn load<const N: usize>(p: *const f32) -> [f32; N] {
+        let mut out = [0.0; N];
+        for j in 0..N / 4 {
+            let at = unsafe { p.add(4 * j) };
+            let v = unsafe { load_f32x4_streaming(at) };
+            for i in 0..4 {
+                out[4 * j + i] = v[i];
+            }
+        }
+        out
     }
 
     #[inline(always)]
@@ -75,18 +93,21 @@ impl Element for f32 {
 }
 
 impl Element for u16 {
-    /// Eight bf16 values in one 16-byte load (read as four 32-bit words,
+    /// Eight bf16 values per 16-byte load (read as four 32-bit words,
     /// two values each, the first in the low half).
     #[inline(always)]
-    unsafe fn load8(p: *const u16) -> [f32; COLS] {
-        let words = unsafe { load_f32x4(p.cast::<f32>()) };
-        let mut out = [0.0; COLS];
+    unsafe fn load<const N: usize>(p: *const u16) -> [f32; N] {
+        let mut out = [0.0; N];
         // Index loops, not iterator adapters: those were not unrolled on
         // the GPU and put the arrays in local memory.
-        for i in 0..4 {
-            let word = words[i].to_bits();
-            out[2 * i] = f32::from_bits(word << 16);
-            out[2 * i + 1] = f32::from_bits(word & 0xffff_0000);
+        for j in 0..N / 8 {
+            let at = unsafe { p.add(8 * j).cast::<f32>() };
+            let words = unsafe { load_f32x4_streaming(at) };
+            for i in 0..4 {
+                let word = words[i].to_bits();
+                out[8 * j + 2 * i] = f32::from_bits(word << 16);
+                out[8 * j + 2 * i + 1] = f32::from_bits(word & 0xffff_0000);
+            }
         }
         out
     }
@@ -97,12 +118,12 @@ impl Element for u16 {
     }
 }
 
-/// Row `row` of B, columns `col..col + 8` (zeros past column `n`).
+/// Row `row` of B, columns `col..col + COLS` (zeros past column `n`).
 #[inline(always)]
-unsafe fn b_row<E: Element>(b: *const E, n: u32, row: u32, col: u32, whole: bool) -> [f32; COLS] {
+unsafe fn b_row<E: Element, const COLS: usize>(b: *const E, n: u32, row: u32, col: u32, whole: bool) -> [f32; COLS] {
     let start = unsafe { b.add(row as usize * n as usize + col as usize) };
     if whole {
-        return unsafe { E::load8(start) };
+        return unsafe { E::load::<COLS>(start) };
     }
     let mut out = [0.0; COLS];
     for c in 0..COLS {
@@ -113,55 +134,75 @@ unsafe fn b_row<E: Element>(b: *const E, n: u32, row: u32, col: u32, whole: bool
     out
 }
 
-/// `acc[r][c] += A[row0 + r][row + u] · b[u][c]` for the [`STEP`]
-/// neighbouring rows of B in `b`, in k order; A's values of each row come in one
-/// (bf16) or two (fp32) 16-byte loads.
+/// A's column `kk` of the block's slice in shared memory (`ROWS` values,
+/// zeros past M): one broadcast 16-byte load per 4 rows.
 #[inline(always)]
-unsafe fn multiply_add_step<E: Element, const ROWS: usize>(
-    acc: &mut [[f32; COLS]; ROWS],
-    a: *const E,
-    (k, row0, rows_of_a): (u32, u32, u32),
-    row: u32,
-    b: &[[f32; COLS]; STEP],
-) {
-    for r in 0..ROWS {
-        if (r as u32) < rows_of_a {
-            let values = unsafe { E::load8(a.add((row0 + r as u32) as usize * k as usize + row as usize)) };
-            for u in 0..STEP {
-                for c in 0..COLS {
-                    acc[r][c] = gpu::fma(values[u], b[u][c], acc[r][c]);
-                }
+unsafe fn a_column<const ROWS: usize>(a: *const f32, kk: u32) -> [f32; ROWS] {
+    let at = a.wrapping_add(kk as usize * ROWS);
+    let mut out = [0.0; ROWS];
+    if ROWS % 4 == 0 {
+        for j in 0..ROWS / 4 {
+            let v = unsafe { load_f32x4(at.add(4 * j)) };
+            for i in 0..4 {
+                out[4 * j + i] = v[i];
             }
         }
+    } else {
+        for r in 0..ROWS {
+            out[r] = unsafe { gpu::load(at.add(r)) };
+        }
     }
+    out
 }
 
-/// `acc[r][c] += A[row0 + r][row] · b[0][c]`: one row of B.
+/// `acc[r][c] += A[r][kk + u] · b[u][c]` for the `U` neighbouring rows of
+/// B in `b`, in k order, A's values from the block's slice in shared memory.
 #[inline(always)]
-unsafe fn multiply_add<E: Element, const ROWS: usize>(
+unsafe fn multiply_add<const ROWS: usize, const COLS: usize, const U: usize>(
     acc: &mut [[f32; COLS]; ROWS],
-    a: *const E,
-    (k, row0, rows_of_a): (u32, u32, u32),
-    row: u32,
-    b: &[[f32; COLS]; 1],
+    a: *const f32,
+    kk: u32,
+    b: &[[f32; COLS]; U],
 ) {
-    for r in 0..ROWS {
-        if (r as u32) < rows_of_a {
-            let value = unsafe { E::load1(a.add((row0 + r as u32) as usize * k as usize + row as usize)) };
+    for u in 0..U {
+        let values = unsafe { a_column::<ROWS>(a, kk + u as u32) };
+        for r in 0..ROWS {
             for c in 0..COLS {
-                acc[r][c] = gpu::fma(value, b[0][c], acc[r][c]);
+                acc[r][c] = gpu::fma(values[r], b[u][c], acc[r][c]);
             }
         }
     }
 }
 
-/// Groups of 8 columns per block for an `n`-column B: enough to cover
+/// Copies the block's slice of A (rows `row0..row0 + ROWS`, columns
+/// `first..first + len`) to shared memory as fp32, column by column
+/// (`ROWS` values per column of K, zeros past M), so that one broadcast
+/// load gives a column's values to every thread. Neighbouring threads
+/// read neighbouring elements of a row of A.
+#[inline(always)]
+unsafe fn stage_a<E: Element, const ROWS: usize>(
+    a: *const E,
+    k: u32,
+    (row0, rows_of_a): (u32, u32),
+    (first, len): (u32, u32),
+    out: *mut f32,
+) {
+    let mut i = gpu::thread_idx().x;
+    while i < ROWS as u32 * len {
+        let (r, kk) = (i / len, i % len);
+        let value = if r < rows_of_a { unsafe { E::load1(a.add((row0 + r) as usize * k as usize + (first + kk) as usize)) } } else { 0.0 };
+        unsafe { gpu::store(out.add((kk * ROWS as u32 + r) as usize), value) };
+        i += THREADS;
+    }
+}
+
+/// Groups of `cols` columns per block for an `n`-column B: enough to cover
 /// `n`, a power of two from 8 to [`THREADS`]. The block's threads beyond
 /// one per group split the block's share of K between them ("k-lanes"),
-/// so a narrow B (N = 64: 8 groups, 16 k-lanes) still keeps every thread
-/// streaming.
-pub const fn column_groups(n: u32) -> u32 {
-    let needed = n.div_ceil(COLS as u32);
+/// so a narrow B (N = 64 of bf16: 8 groups, 16 k-lanes) still keeps every
+/// thread streaming.
+pub const fn column_groups(n: u32, cols: u32) -> u32 {
+    let needed = n.div_ceil(cols);
     let mut groups = 8;
     while groups < needed && groups < THREADS {
         groups *= 2;
@@ -174,57 +215,84 @@ const REDUCE_ROWS: usize = 4;
 
 /// Shared memory for adding up the k-lanes: one round's partial rows of
 /// every thread (0 when a block has no k-lanes to add).
-pub const fn shared_bytes(n: u32) -> u32 {
-    if column_groups(n) == THREADS { 0 } else { THREADS * (REDUCE_ROWS * COLS) as u32 * 4 }
+const fn reduce_bytes(n: u32, cols: u32) -> u32 {
+    if column_groups(n, cols) == THREADS { 0 } else { THREADS * REDUCE_ROWS as u32 * cols * 4 }
 }
 
-/// One block's share of `C = A·B`: rows `ROWS·z..` of A, the block's
-/// columns of B, rows `k_chunk·y..` of K, summed into `partial[y]`, an
-/// `m`×`n` slice of the workspace.
+/// Bytes of shared memory for a block's slice of A (as fp32): the plan
+/// cuts K into pieces no longer than fit ([`max_k_chunk`]).
+pub const A_SHARED_BYTES: u32 = 32 * 1024;
+
+/// Most rows of K a block of `rows` rows of A takes.
+pub const fn max_k_chunk(rows: u32) -> u32 {
+    A_SHARED_BYTES / (4 * rows)
+}
+
+/// This block's group of rows of A, block of columns and slice of K, from
+/// its index in the one-dimensional grid: the groups of rows vary fastest,
+/// so the blocks that read the same piece of B are launched together and
+/// all but the first find it in L2. (One dimension, because a grid's y and
+/// z stop at 65535, which the slices of a very deep K would pass.)
+#[inline(always)]
+fn block_coordinates((m, n): (u32, u32), rows: u32, cols: u32) -> (u32, u32, u32) {
+    let (row_groups, column_blocks) = (m.div_ceil(rows), n.div_ceil(column_groups(n, cols) * cols));
+    let block = gpu::block_idx().x;
+    let rest = block / row_groups;
+    (block % row_groups, rest % column_blocks, rest / column_blocks)
+}
+
+/// One block's share of `C = A·B`: a group of `ROWS` rows of A, a block of
+/// columns of B, a slice `s` of K (`k_chunk` rows), summed into
+/// `partial[s]`, an `m`×`n` slice of the workspace.
 ///
 /// # Safety
-/// `a` is `m`×`k`, `b` is `k`×`n` (16-byte aligned), `partial` has
-/// `grid.y·m·n` floats; the launch is [`SmallMPlan::launch`]'s.
+/// `a` is `m`×`k`, `b` is `k`×`n` (16-byte aligned), `partial` has one
+/// `m`×`n` slice per slice of K; the launch is [`SmallMPlan::launch`]'s.
 #[inline(always)]
-pub unsafe fn partial_product<E: Element, const ROWS: usize>(
+pub unsafe fn partial_product<E: Element, const ROWS: usize, const COLS: usize>(
     (m, n, k): (u32, u32, u32),
     a: *const E,
     b: *const E,
     partial: *mut f32,
     k_chunk: u32,
 ) {
-    let groups = column_groups(n);
+    let groups = column_groups(n, COLS as u32);
     let lanes = THREADS / groups;
     let thread = gpu::thread_idx().x;
     let (group, lane) = (thread % groups, thread / groups);
-    let col = (gpu::block_idx().x * groups + group) * COLS as u32;
-    let (split, row0) = (gpu::block_idx().y, gpu::block_idx().z * ROWS as u32);
+    let (row_group, column_block, split) = block_coordinates((m, n), ROWS as u32, COLS as u32);
+    let row0 = row_group * ROWS as u32;
+    let col = (column_block * groups + group) * COLS as u32;
     // The whole block leaves together, before any barrier.
     if row0 >= m {
         return;
     }
     let rows_of_a = (m - row0).min(ROWS as u32);
     // Rows of B start 16-byte aligned, and hold whole vectors, when N is a
-    // multiple of 8 (then `col + 8 <= n` too, as `col` is).
+    // multiple of COLS (then `col + COLS <= n` too, as `col` is).
     let whole = n % COLS as u32 == 0;
-    let end = k.min(split * k_chunk + k_chunk);
+    let (first, end) = (split * k_chunk, k.min(split * k_chunk + k_chunk));
+    // Every thread of the block reads every value of its slice of A: it
+    // comes from shared memory, staged once. (Read from global memory
+    // through L1 for each step, it kept the warps waiting on loads.)
+    let shared = gpu::dynamic_shared::<f32>();
+    unsafe { stage_a::<E, ROWS>(a, k, (row0, rows_of_a), (first, end - first), shared) };
+    gpu::sync_threads();
     let mut acc = [[0.0f32; COLS]; ROWS];
     if col < n {
-        let first = split * k_chunk;
         // Steps of STEP neighbouring rows of B per k-lane: every load of a
-        // step is issued before any is used, and this lane's values of
-        // each row of A are neighbours too, loaded like a row of B. That needs B
-        // and A rows that start 16-byte aligned (N and K multiples of 8).
+        // step is issued before any is used. That needs rows of B that
+        // start 16-byte aligned (N a multiple of what a 16-byte load holds).
         let step = lanes * STEP as u32;
         let mut base = first;
-        if whole && k % COLS as u32 == 0 {
+        if whole {
             while base + step <= end {
                 let row = base + lane * STEP as u32;
                 let mut b_rows = [[0.0f32; COLS]; STEP];
                 for u in 0..STEP {
-                    b_rows[u] = unsafe { E::load8(b.add((row + u as u32) as usize * n as usize + col as usize)) };
+                    b_rows[u] = unsafe { E::load::<COLS>(b.add((row + u as u32) as usize * n as usize + col as usize)) };
                 }
-                unsafe { multiply_add_step(&mut acc, a, (k, row0, rows_of_a), row, &b_rows) };
+                unsafe { multiply_add(&mut acc, shared, row - first, &b_rows) };
                 base += step;
             }
         }
@@ -233,7 +301,7 @@ pub unsafe fn partial_product<E: Element, const ROWS: usize>(
         let mut row = base + lane;
         while row < end {
             let b_rows = [unsafe { b_row(b, n, row, col, whole) }];
-            unsafe { multiply_add(&mut acc, a, (k, row0, rows_of_a), row, &b_rows) };
+            unsafe { multiply_add(&mut acc, shared, row - first, &b_rows) };
             row += lanes;
         }
     }
@@ -247,8 +315,11 @@ pub unsafe fn partial_product<E: Element, const ROWS: usize>(
         return;
     }
     // Add the k-lanes' sums, lane 0 first, a few rows at a time. Slot i of
-    // thread t is word i·THREADS + t: a warp's writes hit 32 banks.
+    // thread t is word i·THREADS + t: a warp's writes hit 32 banks. The
+    // same shared memory held the staged rows of B: every thread must be
+    // done reading its own before any writes a sum there.
     let shared = gpu::dynamic_shared::<f32>();
+    gpu::sync_threads();
     let rounds = ROWS.div_ceil(REDUCE_ROWS);
     for round in 0..rounds {
         for i in 0..REDUCE_ROWS * COLS {
@@ -266,7 +337,7 @@ pub unsafe fn partial_product<E: Element, const ROWS: usize>(
         while out < REDUCE_ROWS * per_row {
             let r = round * REDUCE_ROWS + out / per_row;
             let (owner, c) = ((out % per_row) / COLS, out % COLS);
-            let column = (gpu::block_idx().x * groups) * COLS as u32 + (out % per_row) as u32;
+            let column = (column_block * groups) * COLS as u32 + (out % per_row) as u32;
             if r < ROWS && (r as u32) < rows_of_a && column < n {
                 let slot = ((r % REDUCE_ROWS) * COLS + c) * THREADS as usize + owner;
                 let mut sum = 0.0f32;
@@ -281,15 +352,16 @@ pub unsafe fn partial_product<E: Element, const ROWS: usize>(
     }
 }
 
-/// Stores 8 sums at (`row`, `col..col + 8`) of the `n`-column `out`,
-/// skipping columns past `n`.
+/// Stores `COLS` sums at (`row`, `col..col + COLS`) of the `n`-column
+/// `out`, skipping columns past `n`.
 #[inline(always)]
-unsafe fn store_row(out: *mut f32, n: u32, (row, col): (u32, u32), sums: &[f32; COLS], whole: bool) {
+unsafe fn store_row<const COLS: usize>(out: *mut f32, n: u32, (row, col): (u32, u32), sums: &[f32; COLS], whole: bool) {
     let at = unsafe { out.add(row as usize * n as usize + col as usize) };
+    // 16-byte stores need `col` and `n` multiples of 4, which `whole` (N a
+    // multiple of COLS, itself 4 or 8) gives.
     if whole {
-        unsafe {
-            store_f32x4(at, [sums[0], sums[1], sums[2], sums[3]]);
-            store_f32x4(at.add(4), [sums[4], sums[5], sums[6], sums[7]]);
+        for j in 0..COLS / 4 {
+            unsafe { store_f32x4(at.add(4 * j), [sums[4 * j], sums[4 * j + 1], sums[4 * j + 2], sums[4 * j + 3]]) };
         }
     } else {
         for c in 0..COLS {
@@ -300,11 +372,14 @@ unsafe fn store_row(out: *mut f32, n: u32, (row, col): (u32, u32), sums: &[f32; 
     }
 }
 
-/// How one small-M GEMM is cut up: rows of A per block, K per block.
+/// How one small-M GEMM is cut up: rows of A per block, columns per
+/// thread, K per block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SmallMPlan {
     /// Rows of A per block: 1, 8 or 16 (which kernel runs).
     pub rows: u32,
+    /// Columns per thread: [`cols`] of the element type.
+    pub cols: u32,
     /// Rows of K per block; a multiple of [`K_GRANULE`] times the k-lanes.
     pub k_chunk: u32,
     /// Blocks along K: the partial sums the reduction adds.
@@ -312,30 +387,45 @@ pub struct SmallMPlan {
 }
 
 impl SmallMPlan {
-    /// Enough blocks to give each of `multiprocessors` SMs about
-    /// `blocks_per_sm` of them, splitting K no finer than 8 rows of B
-    /// per block.
-    pub const fn new((m, n, k): (u32, u32, u32), multiprocessors: u32, blocks_per_sm: u32) -> SmallMPlan {
+    /// The plan for elements of `element_bytes` each (4 or 2): enough
+    /// blocks to give each of `multiprocessors` SMs about `blocks_per_sm`
+    /// of them, splitting K no finer than 8 rows of B per k-lane and no
+    /// coarser than a slice of A that fits [`A_SHARED_BYTES`].
+    pub const fn new((m, n, k): (u32, u32, u32), element_bytes: u32, multiprocessors: u32, blocks_per_sm: u32) -> SmallMPlan {
         let rows = match m {
             1 => 1,
             2..=8 => 8,
             _ => 16,
         };
-        let tiles = n.div_ceil(column_groups(n) * COLS as u32) * m.div_ceil(rows);
+        let cols = 16 / element_bytes;
+        let tiles = n.div_ceil(column_groups(n, cols) * cols) * m.div_ceil(rows);
         let wanted = (multiprocessors * blocks_per_sm).div_ceil(tiles);
         let chunk = k.div_ceil(if wanted == 0 { 1 } else { wanted });
-        let granule = K_GRANULE * (THREADS / column_groups(n));
+        let granule = K_GRANULE * (THREADS / column_groups(n, cols));
+        let most = max_k_chunk(rows) / granule * granule;
         let k_chunk = chunk.div_ceil(granule) * granule;
-        SmallMPlan { rows, k_chunk, splits: k.div_ceil(k_chunk) }
+        let k_chunk = if k_chunk > most { most } else { k_chunk };
+        SmallMPlan { rows, cols, k_chunk, splits: k.div_ceil(k_chunk) }
+    }
+
+    /// Columns of B per block.
+    pub const fn block_columns(&self, n: u32) -> u32 {
+        column_groups(n, self.cols) * self.cols
+    }
+
+    /// Shared memory per block: the slice of A, then the k-lanes' sums.
+    pub const fn shared_bytes(&self, n: u32) -> u32 {
+        let a = 4 * self.rows * self.k_chunk;
+        let reduce = reduce_bytes(n, self.cols);
+        if a > reduce { a } else { reduce }
     }
 
     /// Grid and block of the partial-product kernel.
     pub const fn launch(&self, m: u32, n: u32) -> LaunchShape {
-        let columns = column_groups(n) * COLS as u32;
         LaunchShape {
-            grid: Dim3::new(n.div_ceil(columns), self.splits, m.div_ceil(self.rows)),
+            grid: Dim3::new(m.div_ceil(self.rows) * n.div_ceil(self.block_columns(n)) * self.splits, 1, 1),
             block: Dim3::new(THREADS, 1, 1),
-            shared_bytes: shared_bytes(n),
+            shared_bytes: self.shared_bytes(n),
         }
     }
 

@@ -36,6 +36,33 @@ pub unsafe fn load_f32x4(ptr: *const f32) -> [f32; 4] {
     unsafe { ptr.cast::<F32x4>().read().to_array() }
 }
 
+/// [`load_f32x4`] for data read once (`ld.global.cs`, "cache streaming"):
+/// its lines are the first the caches evict, so a stream of them does not
+/// push out what the block reads again and again. `ptr` must be 16-byte
+/// aligned.
+///
+/// # Safety
+/// `ptr..ptr+4` must be readable global memory.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub unsafe fn load_f32x4_streaming(ptr: *const f32) -> [f32; 4] {
+    #[cfg(target_arch = "nvptx64")]
+    unsafe {
+        let (a, b, c, d): (f32, f32, f32, f32);
+        core::arch::asm!(
+            "{{ .reg .u64 g; cvta.to.global.u64 g, {p}; ld.global.cs.v4.b32 {{{a}, {b}, {c}, {d}}}, [g]; }}",
+            a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
+            p = in(reg64) ptr,
+            options(readonly, nostack, preserves_flags),
+        );
+        [a, b, c, d]
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    unsafe {
+        load_f32x4(ptr)
+    }
+}
+
 /// Stores `values` to `ptr[0..4]` with one 128-bit store. `ptr` must be
 /// 16-byte aligned.
 ///

@@ -7,31 +7,41 @@
 //! arithmetic: this rung reads B once with 16-byte loads, splits K over
 //! blocks until every SM has several, and adds the partial sums in a fixed
 //! order. fp32 multiply-adds are exact enough and fast enough here: no
-//! 3xTF32 split to pay for. The body is shared with BF16 rung 8
-//! ([`crate::gemm::small_m`]); these are its fp32 entries, one per rows of A
-//! per block.
+//! 3xTF32 split to pay for. At 16 rows of A the FMAs must keep pace with
+//! DRAM: the block reads its slice of A from shared memory (one broadcast
+//! load per 4 rows), and a thread holds 16 × 4 sums, so 4 blocks fit on
+//! an SM. The body is shared with BF16 rung 8 ([`crate::gemm::small_m`]);
+//! these are its fp32 entries, one per rows of A per block.
 
-use crate::gemm::small_m::partial_product;
+use crate::gemm::small_m::{THREADS, cols, partial_product};
+use crate::launch::Kernel;
 use kernels_macros::kernel;
+
+/// The entries' parameters.
+type Params = (u32, u32, u32, *const f32, *const f32, *mut f32, u32);
 
 /// fp32 A and B, one row of A per block.
 #[kernel]
 pub unsafe fn sgemm_small_m1(m: u32, n: u32, k: u32, a: *const f32, b: *const f32, partial: *mut f32, k_chunk: u32) {
-    unsafe { partial_product::<f32, 1>((m, n, k), a, b, partial, k_chunk) }
+    unsafe { partial_product::<f32, 1, { cols::<f32>() }>((m, n, k), a, b, partial, k_chunk) }
 }
 
 /// fp32 A and B, up to 8 rows of A per block.
 #[kernel]
 pub unsafe fn sgemm_small_m8(m: u32, n: u32, k: u32, a: *const f32, b: *const f32, partial: *mut f32, k_chunk: u32) {
-    unsafe { partial_product::<f32, 8>((m, n, k), a, b, partial, k_chunk) }
+    unsafe { partial_product::<f32, 8, { cols::<f32>() }>((m, n, k), a, b, partial, k_chunk) }
 }
 
-/// fp32 A and B, up to 16 rows of A per block.
-#[kernel]
+/// fp32 A and B, up to 16 rows of A per block; 128 registers at most, so
+/// that 4 blocks fit on an SM.
+#[kernel(bounds(THREADS, 4))]
 pub unsafe fn sgemm_small_m16(m: u32, n: u32, k: u32, a: *const f32, b: *const f32, partial: *mut f32, k_chunk: u32) {
-    unsafe { partial_product::<f32, 16>((m, n, k), a, b, partial, k_chunk) }
+    unsafe { partial_product::<f32, 16, { cols::<f32>() }>((m, n, k), a, b, partial, k_chunk) }
 }
 
 /// The rung's entries, by rows of A per block (1, 8, 16).
-pub const KERNEL_NAMES: [&str; 3] = [SGEMM_SMALL_M1.name(), SGEMM_SMALL_M8.name(), SGEMM_SMALL_M16.name()];
+pub const KERNELS: [Kernel<Params>; 3] = [SGEMM_SMALL_M1, SGEMM_SMALL_M8, SGEMM_SMALL_M16];
+
+/// Their names.
+pub const KERNEL_NAMES: [&str; 3] = [KERNELS[0].name(), KERNELS[1].name(), KERNELS[2].name()];
 // ANCHOR_END: rung
