@@ -3,7 +3,7 @@
 # tools/bundle-gpu-tests.sh filled gpu-bundle/. Every step runs even if an
 # earlier one fails; logs and artefacts go to $OUT (or ./gpu-out).
 #   tools/gpu-check.sh [steps...]
-#   steps: info vecadd tests labs memory tune matmul bf16 sweep large bench sanitize sanitize-bf16 ptxas profile
+#   steps: info vecadd tests labs memory tune matmul bf16 sweep large bench sanitize sanitize-bf16 sanitize-small-m ptxas profile
 OUT=${OUT:-gpu-out}
 mkdir -p "$OUT"
 B=gpu-bundle
@@ -36,6 +36,21 @@ sanitize_bf16() {
 for s in $steps; do case $s in
 sanitize-bf16)
     for tool in memcheck racecheck synccheck; do sanitize_bf16 $tool; done ;;
+sanitize-small-m)
+    # The small-M kernels (SGEMM rung 13, BF16 rung 8) and their sum: several
+    # groups of rows, a block's slice of A in shared memory, k-lanes (N = 64),
+    # K not a multiple of 8; all four tools, filtered to these kernels (the
+    # sum reads what the products write, so both are instrumented).
+    for tool in memcheck racecheck synccheck initcheck; do
+        for shape in "f32 33 1000 1031 13" "f32 20 64 4100 13" "bf16 9 1000 1031 8"; do
+            set -- $shape
+            step "compute-sanitizer --tool $tool, $1 rung $5 at $2x$3x$4"
+            compute-sanitizer --tool $tool --kernel-name regex:'small_m|sum_slices' --error-exitcode 9 \
+                $B/ptx-ladder matmul --dtype $1 --m $2 --n $3 --k $4 --rungs $5 --no-cpu --reps 1 --warmup 0 \
+                > "$OUT/sanitizer-small-m-$tool-$1-$2.txt" 2>&1
+            echo "exit code $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|WRONG" "$OUT/sanitizer-small-m-$tool-$1-$2.txt" | head -3
+        done
+    done ;;
 info)
     step "nvidia-smi"; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv
     step "ptx-ladder info"; $B/ptx-ladder info ;;
