@@ -60,7 +60,7 @@ fn every_other_kernel_of_the_module_is_correct_on_the_gpu() {
 }
 
 /// The small-M rung and the "auto" rung at the shapes they are for
-/// (M = 1..16, deep K) and at odd ones, with alpha and beta.
+/// (M = 1..64, deep K) and at odd ones, with alpha and beta.
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn the_small_m_and_auto_rungs_are_correct_on_the_gpu() {
@@ -73,6 +73,9 @@ fn the_small_m_and_auto_rungs_are_correct_on_the_gpu() {
         ((16, 4104, 4097), 1.0, 0.0),
         ((17, 33, 9), -1.0, 0.5),
         ((64, 64, 65536), 1.0, 0.0),
+        // Three groups of 16 rows reading the same B, k-lanes (N = 64).
+        ((48, 64, 20000), 1.0, 0.0),
+        ((40, 1000, 1031), 0.75, -1.0),
         ((255, 257, 129), 1.0, 0.0),
     ] {
         let problem = Problem::random(shape, alpha, beta, shape.1 as u64 + 3);
