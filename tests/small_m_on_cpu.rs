@@ -73,6 +73,10 @@ const SHAPES: &[(u32, u32, u32)] = &[
     (33, 16, 9),
     (20, 64, 1000),
     (2, 136, 300),
+    // Blocks whose share of K takes several windows of A (8192, 1024 and
+    // 512 rows at 1, 8 and 16 rows of A).
+    (1, 16, 8200),
+    (5, 40, 2100),
 ];
 
 fn plans((m, n, k): (u32, u32, u32), element_bytes: u32) -> [SmallMPlan; 2] {
@@ -149,17 +153,15 @@ fn plans_fill_the_gpu_and_cover_k() {
     assert!(narrow.k_chunk.is_multiple_of(16 * small_m::K_GRANULE));
     assert!(narrow.launch(64, 64).grid.volume() >= 4 * 132 - 4 * 16, "{narrow:?}");
     assert_eq!(SmallMPlan::new((5, 100, 1), 2, 132, 4).rows, 8);
-    // A block's slice of A stays within its shared memory: one block of
-    // columns and deep K would ask for pieces of 1000 rows; 512 of 16
-    // fp32 rows fill the 32 KB.
+    // A block's slice of A is staged in windows of 32 KB: 1000 rows of K
+    // per block of 16 fp32 rows take two.
     let deep = SmallMPlan::new((16, 512, 1 << 20), 4, 132, 8);
-    assert_eq!((deep.k_chunk, deep.splits), (small_m::max_k_chunk(16), 2048), "{deep:?}");
+    assert!(deep.k_chunk > small_m::a_window(16), "{deep:?}");
     assert_eq!(deep.shared_bytes(512), small_m::A_SHARED_BYTES);
-    // Past 65535 slices of K (a grid's limit along y and z) the grid is
-    // still one row of blocks.
-    let deepest = SmallMPlan::new((1, 8, 1 << 30), 4, 132, 8);
-    let grid = deepest.launch(1, 8).grid;
-    assert!(deepest.splits > 65535 && (grid.x, grid.y, grid.z) == (deepest.splits, 1, 1), "{deepest:?}");
+    // One dimension of blocks: groups of rows, blocks of columns, slices.
+    let tall = SmallMPlan::new((40, 1000, 4096), 4, 132, 8);
+    let grid = tall.launch(40, 1000).grid;
+    assert_eq!((grid.x, grid.y, grid.z), (3 * 2 * tall.splits, 1, 1), "{tall:?}");
 }
 
 /// `sum_slices` on the emulator against the order it documents: lane `y`

@@ -17,7 +17,8 @@
 //!   KB per SM): each thread issues the loads of 8 rows of B before it
 //!   uses any of them, marked as read once (`ld.global.cs`);
 //! - A from shared memory: every thread uses every value of the block's
-//!   slice of A, so the block copies it there once, column by column, and
+//!   slice of A, so the block copies it there once (in windows of 32 KB),
+//!   column by column, and
 //!   one broadcast load then gives 4 rows' values to a whole warp. Read
 //!   from global memory at each step (through L1), those loads kept the
 //!   warps waiting: at 16 rows of A the FMAs ran at a sixth of the peak;
@@ -219,26 +220,63 @@ const fn reduce_bytes(n: u32, cols: u32) -> u32 {
     if column_groups(n, cols) == THREADS { 0 } else { THREADS * REDUCE_ROWS as u32 * cols * 4 }
 }
 
-/// Bytes of shared memory for a block's slice of A (as fp32): the plan
-/// cuts K into pieces no longer than fit ([`max_k_chunk`]).
+/// Bytes of shared memory for a block's slice of A (as fp32): a block
+/// whose share of K is longer stages and streams it in windows.
 pub const A_SHARED_BYTES: u32 = 32 * 1024;
 
-/// Most rows of K a block of `rows` rows of A takes.
-pub const fn max_k_chunk(rows: u32) -> u32 {
+/// Rows of K in a window of a block of `rows` rows of A: 8192, 1024 or
+/// 512, multiples of every k-lane step (at most 16 lanes × [`STEP`]).
+pub const fn a_window(rows: u32) -> u32 {
     A_SHARED_BYTES / (4 * rows)
 }
+const _: () = assert!(a_window(16) % (THREADS / 8 * STEP as u32) == 0);
 
 /// This block's group of rows of A, block of columns and slice of K, from
 /// its index in the one-dimensional grid: the groups of rows vary fastest,
 /// so the blocks that read the same piece of B are launched together and
 /// all but the first find it in L2. (One dimension, because a grid's y and
-/// z stop at 65535, which the slices of a very deep K would pass.)
+/// z stop at 65535, which the blocks of columns of a wide B would pass.)
 #[inline(always)]
 fn block_coordinates((m, n): (u32, u32), rows: u32, cols: u32) -> (u32, u32, u32) {
     let (row_groups, column_blocks) = (m.div_ceil(rows), n.div_ceil(column_groups(n, cols) * cols));
     let block = gpu::block_idx().x;
     let rest = block / row_groups;
     (block % row_groups, rest % column_blocks, rest / column_blocks)
+}
+
+/// `acc += A·B` over rows `first..end` of K (one window, A's columns
+/// `first..end` in `a`), this thread's columns `col..` of B, in steps of
+/// [`STEP`] neighbouring rows per k-lane: every load of a step is issued
+/// before any is used. That needs rows of B that start 16-byte aligned
+/// (`whole`: N a multiple of what a 16-byte load holds); the rest goes
+/// one row at a time, every `lanes`-th from the lane's own.
+#[inline(always)]
+unsafe fn stream<E: Element, const ROWS: usize, const COLS: usize>(
+    acc: &mut [[f32; COLS]; ROWS],
+    (b, n, col, whole): (*const E, u32, u32, bool),
+    (first, end): (u32, u32),
+    (lane, lanes): (u32, u32),
+    a: *const f32,
+) {
+    let step = lanes * STEP as u32;
+    let mut base = first;
+    if whole {
+        while base + step <= end {
+            let row = base + lane * STEP as u32;
+            let mut b_rows = [[0.0f32; COLS]; STEP];
+            for u in 0..STEP {
+                b_rows[u] = unsafe { E::load::<COLS>(b.add((row + u as u32) as usize * n as usize + col as usize)) };
+            }
+            unsafe { multiply_add(acc, a, row - first, &b_rows) };
+            base += step;
+        }
+    }
+    let mut row = base + lane;
+    while row < end {
+        let b_rows = [unsafe { b_row(b, n, row, col, whole) }];
+        unsafe { multiply_add(acc, a, row - first, &b_rows) };
+        row += lanes;
+    }
 }
 
 /// One block's share of `C = A·B`: a group of `ROWS` rows of A, a block of
@@ -273,37 +311,24 @@ pub unsafe fn partial_product<E: Element, const ROWS: usize, const COLS: usize>(
     let whole = n % COLS as u32 == 0;
     let (first, end) = (split * k_chunk, k.min(split * k_chunk + k_chunk));
     // Every thread of the block reads every value of its slice of A: it
-    // comes from shared memory, staged once. (Read from global memory
-    // through L1 for each step, it kept the warps waiting on loads.)
+    // comes from shared memory, staged once per window of K. (Read from
+    // global memory through L1 for each step, it kept the warps waiting
+    // on loads.)
     let shared = gpu::dynamic_shared::<f32>();
-    unsafe { stage_a::<E, ROWS>(a, k, (row0, rows_of_a), (first, end - first), shared) };
-    gpu::sync_threads();
     let mut acc = [[0.0f32; COLS]; ROWS];
-    if col < n {
-        // Steps of STEP neighbouring rows of B per k-lane: every load of a
-        // step is issued before any is used. That needs rows of B that
-        // start 16-byte aligned (N a multiple of what a 16-byte load holds).
-        let step = lanes * STEP as u32;
-        let mut base = first;
-        if whole {
-            while base + step <= end {
-                let row = base + lane * STEP as u32;
-                let mut b_rows = [[0.0f32; COLS]; STEP];
-                for u in 0..STEP {
-                    b_rows[u] = unsafe { E::load::<COLS>(b.add((row + u as u32) as usize * n as usize + col as usize)) };
-                }
-                unsafe { multiply_add(&mut acc, shared, row - first, &b_rows) };
-                base += step;
-            }
+    let mut window = first;
+    while window < end {
+        let window_end = end.min(window + a_window(ROWS as u32));
+        if window > first {
+            // Everyone is done with the previous window.
+            gpu::sync_threads();
         }
-        // What is left (the end of K, or every row when rows are not
-        // aligned): one row at a time, every `lanes`-th from the lane's own.
-        let mut row = base + lane;
-        while row < end {
-            let b_rows = [unsafe { b_row(b, n, row, col, whole) }];
-            unsafe { multiply_add(&mut acc, shared, row - first, &b_rows) };
-            row += lanes;
+        unsafe { stage_a::<E, ROWS>(a, k, (row0, rows_of_a), (window, window_end - window), shared) };
+        gpu::sync_threads();
+        if col < n {
+            unsafe { stream::<E, ROWS, COLS>(&mut acc, (b, n, col, whole), (window, window_end), (lane, lanes), shared) };
         }
+        window = window_end;
     }
     let slice = unsafe { partial.add(split as usize * m as usize * n as usize) };
     if lanes == 1 {
@@ -316,8 +341,8 @@ pub unsafe fn partial_product<E: Element, const ROWS: usize, const COLS: usize>(
     }
     // Add the k-lanes' sums, lane 0 first, a few rows at a time. Slot i of
     // thread t is word i·THREADS + t: a warp's writes hit 32 banks. The
-    // same shared memory held the staged rows of B: every thread must be
-    // done reading its own before any writes a sum there.
+    // same shared memory held the slice of A: every thread must be done
+    // reading it before any writes a sum there.
     let shared = gpu::dynamic_shared::<f32>();
     gpu::sync_threads();
     let rounds = ROWS.div_ceil(REDUCE_ROWS);
@@ -389,8 +414,7 @@ pub struct SmallMPlan {
 impl SmallMPlan {
     /// The plan for elements of `element_bytes` each (4 or 2): enough
     /// blocks to give each of `multiprocessors` SMs about `blocks_per_sm`
-    /// of them, splitting K no finer than 8 rows of B per k-lane and no
-    /// coarser than a slice of A that fits [`A_SHARED_BYTES`].
+    /// of them, splitting K no finer than 8 rows of B per k-lane.
     pub const fn new((m, n, k): (u32, u32, u32), element_bytes: u32, multiprocessors: u32, blocks_per_sm: u32) -> SmallMPlan {
         let rows = match m {
             1 => 1,
@@ -402,9 +426,7 @@ impl SmallMPlan {
         let wanted = (multiprocessors * blocks_per_sm).div_ceil(tiles);
         let chunk = k.div_ceil(if wanted == 0 { 1 } else { wanted });
         let granule = K_GRANULE * (THREADS / column_groups(n, cols));
-        let most = max_k_chunk(rows) / granule * granule;
         let k_chunk = chunk.div_ceil(granule) * granule;
-        let k_chunk = if k_chunk > most { most } else { k_chunk };
         SmallMPlan { rows, cols, k_chunk, splits: k.div_ceil(k_chunk) }
     }
 
@@ -413,9 +435,11 @@ impl SmallMPlan {
         column_groups(n, self.cols) * self.cols
     }
 
-    /// Shared memory per block: the slice of A, then the k-lanes' sums.
+    /// Shared memory per block: a window of the slice of A, then the
+    /// k-lanes' sums.
     pub const fn shared_bytes(&self, n: u32) -> u32 {
-        let a = 4 * self.rows * self.k_chunk;
+        let window = a_window(self.rows);
+        let a = 4 * self.rows * if self.k_chunk < window { self.k_chunk } else { window };
         let reduce = reduce_bytes(n, self.cols);
         if a > reduce { a } else { reduce }
     }
