@@ -54,9 +54,10 @@ pub const SMALL_M_FMA_EFFICIENCY_F32: f64 = 0.4;
 /// The same on bf16 inputs: each value is unpacked to fp32 before its
 /// FMAs, and at 16 rows of A a thread's 16 × 8 sums leave room for 8
 /// warps per SM. 0.1 was measured (7-11 TFLOP/s of 66.9 at 8 and 16 rows
-/// of A) while A still came from global memory; the BF16 ladder's
-/// swapped tensor-core tiles win at every M the kernel is for, so the
-/// constant only keeps it from being picked.
+/// of A) while A still came from global memory. Not re-measured since:
+/// at every M the kernel is for, the BF16 ladder's swapped tensor-core
+/// tiles measured faster (M = 1: 17.5-70.1 µs against 21.2-71.5 on
+/// Llama-3-8B's projections), and this rate keeps the model agreeing.
 pub const SMALL_M_FMA_EFFICIENCY_BF16: f64 = 0.1;
 
 /// [`SMALL_M_FMA_EFFICIENCY_F32`] or [`SMALL_M_FMA_EFFICIENCY_BF16`].
