@@ -29,8 +29,9 @@ fn the_module_holds_exactly_the_kernels_the_host_knows() {
     known.extend(kernels_gpu::bf16::KERNELS.iter().map(|k| k.name()));
     // The small-M rungs pick an entry by rows of A; "auto" runs one of
     // them or a Hopper rung.
-    let small_m = kernels_gpu::sgemm::r13_small_m::KERNEL_NAMES.into_iter().chain(kernels_gpu::bf16::r08_small_m::KERNEL_NAMES);
-    known.extend(small_m.chain([kernels_gpu::gemm::split_k::SUM_SLICES.name()]));
+    known.extend(kernels_gpu::sgemm::r13_small_m::KERNELS.iter().map(|k| k.name()));
+    known.extend(kernels_gpu::bf16::r08_small_m::KERNELS.iter().map(|k| k.name()));
+    known.push(kernels_gpu::gemm::split_k::SUM_SLICES.name());
     for rung in sgemm::ladder(&CONFIGS[0].kernel).rungs.iter().filter(|r| r.kernel.module() == PtxModule::Portable) {
         let picks_per_shape = ["small_m", "auto"].contains(&rung.kernel.name());
         assert!(picks_per_shape || known.contains(&rung.kernel.name()), "rung {} is missing from KERNELS", rung.id);

@@ -37,7 +37,4 @@ pub unsafe fn bf16_small_m16(m: u32, n: u32, k: u32, a: *const u16, b: *const u1
 
 /// The rung's entries, by rows of A per block (1, 8, 16).
 pub const KERNELS: [Kernel<Params>; 3] = [BF16_SMALL_M1, BF16_SMALL_M8, BF16_SMALL_M16];
-
-/// Their names.
-pub const KERNEL_NAMES: [&str; 3] = [KERNELS[0].name(), KERNELS[1].name(), KERNELS[2].name()];
 // ANCHOR_END: rung

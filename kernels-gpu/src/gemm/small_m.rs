@@ -46,10 +46,21 @@ pub const THREADS: u32 = 128;
 /// per thread.
 pub const STEP: usize = 8;
 
-/// Neighbouring columns of C (and B) per thread for elements of type `E`:
-/// as many as one 16-byte load holds (fp32: 4, bf16: 8).
+/// Neighbouring columns of C (and B) per thread for elements of
+/// `element_bytes` each: as many as one 16-byte load holds (fp32: 4,
+/// bf16: 8).
+pub const fn cols_of(element_bytes: u32) -> u32 {
+    16 / element_bytes
+}
+
+/// [`cols_of`] for elements of type `E`.
 pub const fn cols<E>() -> usize {
-    16 / core::mem::size_of::<E>()
+    cols_of(core::mem::size_of::<E>() as u32) as usize
+}
+
+/// Columns of B per block, `cols` per thread.
+pub const fn block_columns(n: u32, cols: u32) -> u32 {
+    column_groups(n, cols) * cols
 }
 
 /// A block's share of K is a multiple of this times its k-lanes.
@@ -232,13 +243,13 @@ pub const fn a_window(rows: u32) -> u32 {
 const _: () = assert!(a_window(16) % (THREADS / 8 * STEP as u32) == 0);
 
 /// This block's group of rows of A, block of columns and slice of K, from
-/// its index in the one-dimensional grid: the groups of rows vary fastest,
-/// so the blocks that read the same piece of B are launched together and
-/// all but the first find it in L2. (One dimension, because a grid's y and
-/// z stop at 65535, which the blocks of columns of a wide B would pass.)
+/// its index in the one-dimensional grid of `row_groups` × `column_blocks`
+/// × slices: the groups of rows vary fastest, so the blocks that read the
+/// same piece of B are launched together and all but the first find it in
+/// L2. (One dimension, because a grid's y and z stop at 65535, which the
+/// blocks of columns of a wide B would pass.)
 #[inline(always)]
-fn block_coordinates((m, n): (u32, u32), rows: u32, cols: u32) -> (u32, u32, u32) {
-    let (row_groups, column_blocks) = (m.div_ceil(rows), n.div_ceil(column_groups(n, cols) * cols));
+fn block_coordinates(row_groups: u32, column_blocks: u32) -> (u32, u32, u32) {
     let block = gpu::block_idx().x;
     let rest = block / row_groups;
     (block % row_groups, rest % column_blocks, rest / column_blocks)
@@ -298,7 +309,7 @@ pub unsafe fn partial_product<E: Element, const ROWS: usize, const COLS: usize>(
     let lanes = THREADS / groups;
     let thread = gpu::thread_idx().x;
     let (group, lane) = (thread % groups, thread / groups);
-    let (row_group, column_block, split) = block_coordinates((m, n), ROWS as u32, COLS as u32);
+    let (row_group, column_block, split) = block_coordinates(m.div_ceil(ROWS as u32), n.div_ceil(groups * COLS as u32));
     let row0 = row_group * ROWS as u32;
     let col = (column_block * groups + group) * COLS as u32;
     // The whole block leaves together, before any barrier.
@@ -421,8 +432,8 @@ impl SmallMPlan {
             2..=8 => 8,
             _ => 16,
         };
-        let cols = 16 / element_bytes;
-        let tiles = n.div_ceil(column_groups(n, cols) * cols) * m.div_ceil(rows);
+        let cols = cols_of(element_bytes);
+        let tiles = n.div_ceil(block_columns(n, cols)) * m.div_ceil(rows);
         let wanted = (multiprocessors * blocks_per_sm).div_ceil(tiles);
         let chunk = k.div_ceil(if wanted == 0 { 1 } else { wanted });
         let granule = K_GRANULE * (THREADS / column_groups(n, cols));
@@ -432,7 +443,7 @@ impl SmallMPlan {
 
     /// Columns of B per block.
     pub const fn block_columns(&self, n: u32) -> u32 {
-        column_groups(n, self.cols) * self.cols
+        block_columns(n, self.cols)
     }
 
     /// Shared memory per block: a window of the slice of A, then the

@@ -41,7 +41,4 @@ pub unsafe fn sgemm_small_m16(m: u32, n: u32, k: u32, a: *const f32, b: *const f
 
 /// The rung's entries, by rows of A per block (1, 8, 16).
 pub const KERNELS: [Kernel<Params>; 3] = [SGEMM_SMALL_M1, SGEMM_SMALL_M8, SGEMM_SMALL_M16];
-
-/// Their names.
-pub const KERNEL_NAMES: [&str; 3] = [KERNELS[0].name(), KERNELS[1].name(), KERNELS[2].name()];
 // ANCHOR_END: rung
