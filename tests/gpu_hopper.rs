@@ -13,7 +13,25 @@ use ptx_ladder::matmul::ladder::measure;
 use ptx_ladder::matmul::rung::Rung;
 use ptx_ladder::matmul::sgemm;
 
-const SHAPES: &[(u32, u32, u32)] = &[(1, 1, 1), (17, 33, 9), (255, 257, 129), (1000, 1000, 1000), (4097, 1023, 513), (4096, 4096, 4096)];
+/// Odd shapes, and shapes whose N is a multiple of 4 (rung 15 reads B's
+/// rows by TMA; at the others it must refuse): K = 1, 7, 8, 17, 255, 513,
+/// 1000, 4097 and 65536 (split over slices), several slices with a partial
+/// last one, a partial last tile of rows and of columns.
+const SHAPES: &[(u32, u32, u32)] = &[
+    (1, 1, 1),
+    (17, 33, 9),
+    (255, 257, 129),
+    (1000, 1000, 1000),
+    (4097, 1023, 513),
+    (4096, 4096, 4096),
+    (1, 4, 1),
+    (7, 8, 7),
+    (129, 4100, 8),
+    (17, 36, 17),
+    (255, 260, 255),
+    (64, 128, 4097),
+    (33, 1000, 65536),
+];
 
 /// The SGEMM ladder's rungs of the sm_90a module.
 fn hopper_rungs() -> Vec<Rung<f32>> {
@@ -25,6 +43,11 @@ fn check(gpu: &Gpu, shape: (u32, u32, u32), alpha: f32, beta: f32) {
     let expected = reference(&problem, reference_rows(shape.0, shape.1, shape.2, 3));
     let mut buffers = Buffers::<f32>::upload(gpu, &problem).unwrap();
     for rung in hopper_rungs() {
+        if let Some(why) = rung.kernel.shape_limit(shape) {
+            let err = rung.prepare(gpu, &buffers).map(drop).unwrap_err();
+            assert!(err.to_string().contains(why), "rung {} at {shape:?}: {err}", rung.id);
+            continue;
+        }
         let expected = expected.for_arithmetic(rung.kernel.arithmetic());
         let gemm = rung.prepare(gpu, &buffers).unwrap();
         let (c, _) = measure(gpu, &mut buffers, gemm.as_ref(), &expected, Some(1), 0)
@@ -58,4 +81,5 @@ fn the_hopper_rung_honours_alpha_and_beta() {
     }
     check(&gpu, (255, 257, 129), 0.75, -0.5);
     check(&gpu, (1000, 1000, 1000), -1.5, 2.0);
+    check(&gpu, (255, 260, 255), 0.75, -0.5);
 }

@@ -70,6 +70,22 @@ fn the_wgmma_shapes_are_the_ones_the_rungs_describe() {
     assert_eq!(tf32.matches("wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32").count(), 12);
 }
 
+/// SGEMM rung 15 splits B in shared memory: each consumer thread reads 4
+/// rows of 16 bytes of B's k-tile (in the first k-tile's split and in the
+/// loop's), writes 4 of Bᵀ big and 4 of Bᵀ small, fences them for the
+/// async proxy and meets the other warpgroup at a named barrier; the
+/// wgmmas are rung 12's.
+#[test]
+fn rung_15_splits_b_in_shared_memory() {
+    let body = entry("sgemm_tf32x3_split_b");
+    assert_eq!(body.matches("wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32").count(), 12);
+    assert_eq!(body.matches("ld.shared.v4.f32").count(), 8);
+    assert_eq!(body.matches("st.shared.v4.f32").count(), 16);
+    assert!(body.contains("fence.proxy.async.shared::cta;"));
+    assert!(body.contains("barrier.sync"));
+    assert!(!entry("sgemm_tf32x3_split_k").contains("st.shared.v4.f32"), "rung 14 reads B's parts as TMA wrote them");
+}
+
 /// Rung 10 adds a tile's slices inside its cluster: 16-byte stores into
 /// the owners' shared memory between two cluster barriers, then local
 /// loads; nothing written to global memory but C.

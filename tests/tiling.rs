@@ -146,3 +146,34 @@ fn lanes_of_the_sum_grow_with_the_slices() {
         assert!(shape.grid.x * shape.block.x * 4 >= len);
     }
 }
+
+/// SGEMM rung 15's consumers split B's 32×128 k-tile in 4×4 blocks: every
+/// block once, and every quarter-warp's 16-byte reads (4 rows of K in B's
+/// swizzled boxes) and writes (4 rows of Bᵀ, swizzled) on 8 different bank
+/// groups, so shared memory serves each in one pass.
+#[test]
+fn rung_15_splits_b_without_bank_conflicts() {
+    use kernels_gpu::gemm::hopper::tf32x3::{RAW_B_SHAPE, split_b_block, swizzled_chunk};
+    let threads = RAW_B_SHAPE.consumers() * 128;
+    let mut seen = [[false; 8]; 32];
+    for t in 0..threads {
+        let (columns, ks) = split_b_block(t);
+        assert!(!seen[columns as usize][ks as usize], "block ({columns}, {ks}) twice");
+        seen[columns as usize][ks as usize] = true;
+    }
+    assert!(seen.iter().flatten().all(|&s| s), "every block of the k-tile");
+    for quarter in (0..threads).step_by(8) {
+        let blocks: Vec<(u32, u32)> = (quarter..quarter + 8).map(split_b_block).collect();
+        for r in 0..4 {
+            // Row 4·ks + r of B: chunk columns % 8 of its box's 128-byte row.
+            let mut reads: Vec<u32> = blocks.iter().map(|&(c, ks)| swizzled_chunk(4 * ks + r, c % 8)).collect();
+            // Row 4·columns + r of Bᵀ: chunk ks.
+            let mut writes: Vec<u32> = blocks.iter().map(|&(c, ks)| swizzled_chunk(4 * c + r, ks)).collect();
+            for places in [&mut reads, &mut writes] {
+                places.sort();
+                places.dedup();
+                assert_eq!(places.len(), 8, "threads {quarter}..{}: {places:?}", quarter + 8);
+            }
+        }
+    }
+}

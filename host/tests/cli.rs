@@ -123,7 +123,7 @@ fn usage_errors_exit_2_and_name_the_problem() {
         (&["matmul", "--size", "0"], "must be between 1"),
         (&["matmul", "--size", "64", "--m", "3"], "cannot be used with"),
         (&["matmul", "--m", "3"], "required arguments were not provided"),
-        (&["matmul", "--rungs", "15"], "--rungs: no rung '15'"),
+        (&["matmul", "--rungs", "16"], "--rungs: no rung '16'"),
         (&["matmul", "--dtype", "bf16", "--rungs", "7b"], "--rungs: no rung '7b'"),
         (&["matmul", "--dtype", "fp16"], "invalid value 'fp16' for '--dtype"),
         (&["matmul", "--dtype", "bf16", "--tune"], "leave it out with --dtype bf16"),
@@ -152,9 +152,9 @@ fn rung_errors_list_the_chosen_ladders_rungs() {
     let err = stderr(&out);
     assert!(err.contains("--rungs: no rung '14' (the BF16 ladder's rungs are 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, auto;"), "{err}");
     assert!(err.contains("bf16_mma_sync") && !err.contains("7b") && !err.contains("sgemm"), "{err}");
-    let out = run(&["matmul", "--rungs", "15"]);
+    let out = run(&["matmul", "--rungs", "16"]);
     let err = stderr(&out);
-    assert!(err.contains("(the SGEMM ladder's rungs are 1, 2, 3, 4, 5, 6, 7a, 7b, 8, 9, 10, 11, 12, 13, 14, auto;"), "{err}");
+    assert!(err.contains("(the SGEMM ladder's rungs are 1, 2, 3, 4, 5, 6, 7a, 7b, 8, 9, 10, 11, 12, 13, 14, 15, auto;"), "{err}");
     assert!(err.contains("sgemm_naive") && !err.contains("bf16"), "{err}");
 }
 
@@ -564,7 +564,7 @@ fn sweep_checks_its_flags_before_the_gpu() {
         (vec!["sweep", "--suite", "/nonexistent/suite.csv"], "--suite /nonexistent/suite.csv"),
         (vec!["sweep", "--suite", huge.to_str().unwrap()], "would have 4294967296 elements"),
         (vec!["sweep", "--rungs", "99"], "the BF16 ladder's rungs are"),
-        (vec!["sweep", "--dtype", "f32", "--rungs", "15"], "no rung '15'"),
+        (vec!["sweep", "--dtype", "f32", "--rungs", "16"], "no rung '16'"),
         (vec!["sweep", "--dtype", "f16"], "invalid value 'f16'"),
     ] {
         let out = run(&args);

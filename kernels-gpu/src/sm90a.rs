@@ -1,7 +1,7 @@
 //! The entries of the second PTX module, built for `sm_90a` (wgmma, TMA,
 //! setmaxnreg): which kernels it holds and their launch bounds. The rungs
 //! live in their ladders' folders ([`crate::bf16`] rungs 2-7 and 9-13,
-//! [`crate::sgemm`] rungs 12 and 14); this list sits above both, so neither the
+//! [`crate::sgemm`] rungs 12, 14 and 15); this list sits above both, so neither the
 //! ladders nor their building blocks import it.
 
 use crate::LaunchBounds;
@@ -12,6 +12,7 @@ use crate::bf16::{
 use crate::gemm::hopper::HopperKernel;
 use crate::sgemm::r12_tf32x3_wgmma as tf32x3;
 use crate::sgemm::r14_tf32x3_split_k;
+use crate::sgemm::r15_tf32x3_split_b;
 
 /// Every GEMM kernel of the sm_90a module.
 pub const KERNELS: &[HopperKernel] = &[
@@ -31,6 +32,7 @@ pub const KERNELS: &[HopperKernel] = &[
     r13_fitted_tiles::SWAP_AB_128X128,
     tf32x3::KERNEL,
     r14_tf32x3_split_k::SPLIT_K,
+    r15_tf32x3_split_b::SPLIT_B,
 ];
 
 /// Launch bounds of the sm_90a module's kernels, for the builder.
@@ -56,6 +58,7 @@ pub const KERNEL_NAMES: &[&str] = &[
     r13_fitted_tiles::SWAP_AB_128X128.name(),
     tf32x3::KERNEL.name(),
     r14_tf32x3_split_k::SPLIT_K.name(),
+    r15_tf32x3_split_b::SPLIT_B.name(),
     tf32x3::SGEMM_TF32X3_SPLIT_ROWS.name(),
     tf32x3::SGEMM_TF32X3_SPLIT_TRANSPOSED.name(),
 ];

@@ -1,7 +1,7 @@
 //! The "auto" rung: which kernel a shape should run, chosen from a model
 //! of the GPU rather than a table of shapes.
 //!
-//! Six kinds of kernel compete:
+//! Seven kinds of kernel compete:
 //! - the **small-M** kernel streams B once (per 1, 8 or 16 rows of A) on
 //!   the CUDA cores, splitting K over blocks until every SM has work. Its
 //!   time comes from its bytes over DRAM bandwidth and its FLOPs over the
@@ -16,6 +16,10 @@
 //!   ([`kernels_gpu::gemm::split_k`]): the same tiles' arithmetic spread
 //!   over more SMs, plus the partial sums' bytes and a second launch to
 //!   add them;
+//! - the **split-B** rung (SGEMM rung 15) is the split-K rung reading the
+//!   weights once, as they are, and splitting them into TF32 parts in
+//!   shared memory: a fifth of the weights' bytes, at a slower tile rate
+//!   ([`split_b_time`]);
 //! - the **cluster split-K** rung (BF16 rung 10) runs each tile's slices as
 //!   one cluster and adds them through distributed shared memory: no
 //!   partial sums in DRAM and one launch, but at most 8 slices, rounds of
@@ -117,6 +121,12 @@ pub const FITTED_FIXED_SECONDS: f64 = 5e-6;
 /// M = 256 at 3.9 TFLOP/s per SM, 0.78 of rung 7's rate.
 pub const FITTED_TILE_EFFICIENCY: f64 = 0.78;
 
+/// SGEMM rung 15 (B split in shared memory) against rung 14, per full
+/// tile: its consumers also split and transpose B's k-tiles, 48 KB of
+/// shared-memory traffic per k-tile beside the wgmmas' own. At 4096³ on the
+/// H200 it took 1307 µs where rung 14 (K whole) took 1114.
+pub const SPLIT_B_TILE_EFFICIENCY: f64 = 0.85;
+
 /// How many times the tiled rung moves its inputs' bytes: once for BF16
 /// rung 7; five times for the 3xTF32 rung 12, which reads A and B, writes
 /// their big and small TF32 parts, and reads those in the GEMM.
@@ -212,6 +222,9 @@ pub enum Pick {
     SplitK(KSlices),
     /// The ladder's split-K rung that adds the slices in a cluster.
     ClusterSplitK(KSlices),
+    /// The ladder's split-K rung that reads B as it is and splits it into
+    /// TF32 parts in shared memory, K cut as given.
+    SplitB(KSlices),
     /// The ladder's rung for a few rows of A, A and B swapped, K cut as given.
     SwapAb(KSlices),
     /// The ladder's rung with tiles fitted to the shape: tile shape number
@@ -236,6 +249,10 @@ pub struct Choice {
     /// None where the ladder has no rung adding slices in a cluster, or
     /// the tiled rung cannot run.
     pub cluster_split_seconds: Option<f64>,
+    /// None where the ladder has no rung splitting B in shared memory, N is
+    /// not a multiple of 4 (its TMA reads B's rows), or the tiled rung
+    /// cannot run.
+    pub split_b_seconds: Option<f64>,
     /// None where the ladder has no swap-AB rung, M is above its rows, or
     /// the tiled rung cannot run.
     pub swap_seconds: Option<f64>,
@@ -259,6 +276,15 @@ pub fn cluster_split_kernel(dtype: Dtype) -> Option<&'static HopperKernel> {
     match dtype {
         Dtype::Bf16 => Some(&kernels_gpu::bf16::r10_cluster_split_k::CLUSTER_SPLIT_K),
         Dtype::F32 => None,
+    }
+}
+
+/// The ladder's split-K rung that splits B into TF32 parts in shared
+/// memory: SGEMM rung 15; BF16 needs no split.
+pub fn split_b_kernel(dtype: Dtype) -> Option<&'static HopperKernel> {
+    match dtype {
+        Dtype::Bf16 => None,
+        Dtype::F32 => Some(&kernels_gpu::sgemm::r15_tf32x3_split_b::SPLIT_B),
     }
 }
 
@@ -373,22 +399,47 @@ pub fn swap_time(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, kernel: &Ho
 }
 
 fn split_time_at(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine, kernel: &HopperKernel, stream: f64) -> (f64, KSlices) {
+    let inputs = min_bytes((m, n, k), input_passes(dtype) * input_bytes(dtype)) - 4.0 * m as f64 * n as f64;
+    split_time_with(dtype, (m, n, k), gpu, kernel, (inputs, stream), 1.0)
+}
+
+/// SGEMM rung 15's predicted time and cut: as [`split_time`], but only A
+/// goes through the five passes of the split; B's bytes cross DRAM once.
+/// Its tiles run at [`SPLIT_B_TILE_EFFICIENCY`] of rung 14's rate.
+pub fn split_b_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine, kernel: &HopperKernel) -> (f64, KSlices) {
+    let (m64, n64, k64) = (m as f64, n as f64, k as f64);
+    let inputs = input_bytes(dtype) * (input_passes(dtype) * m64 * k64 + k64 * n64);
+    split_time_with(dtype, (m, n, k), gpu, kernel, (inputs, SPLIT_K_STREAM_EFFICIENCY), SPLIT_B_TILE_EFFICIENCY)
+}
+
+/// A split-K rung's time from the bytes its inputs move (and the fraction
+/// of DRAM's rate they stream at) and its tiles' rate against rung 14's.
+fn split_time_with(
+    dtype: Dtype,
+    (m, n, k): (u32, u32, u32),
+    gpu: &Machine,
+    kernel: &HopperKernel,
+    (inputs, stream): (f64, f64),
+    efficiency: f64,
+) -> (f64, KSlices) {
     let slices = kernel.slices((m, n, k), gpu.clusters);
     let tiles = kernel.tiling.tiles(m, n) as u64;
     let rounds = (tiles * slices.count as u64).div_ceil(gpu.multiprocessors as u64) as f64;
     let partials = if slices.count == 1 { 0.0 } else { 2.0 * 4.0 * slices.count as f64 * m as f64 * n as f64 };
-    let bytes = min_bytes((m, n, k), input_passes(dtype) * input_bytes(dtype)) + partials;
+    let bytes = inputs + 4.0 * m as f64 * n as f64 + partials;
     let launches = if slices.count == 1 { 1.0 } else { 2.0 };
-    let arithmetic = rounds * slice_seconds(dtype, m, kernel, slices, gpu);
+    let arithmetic = rounds * slice_seconds(dtype, m, kernel, slices, gpu) / efficiency;
     let time = combined(bytes / (gpu.dram_bytes * stream), arithmetic) + launches * LAUNCH_SECONDS;
     (time, slices)
 }
 
-/// One unit's arithmetic: a tile's rows (half of them when M fills at most
-/// one consumer warpgroup) over one slice of K.
+/// One unit's arithmetic: a tile's rows over one slice of K. A BF16 tile
+/// whose rows fill at most one consumer warpgroup costs half: the other
+/// only hands its stages back. The 3xTF32 GEMM runs both warpgroups
+/// (SGEMM rungs 14 and 15 took as long at M = 64 as at 128 on the H200).
 fn slice_seconds(dtype: Dtype, m: u32, kernel: &HopperKernel, slices: KSlices, gpu: &Machine) -> f64 {
     let (tile_m, tile_n) = (kernel.tiling.tile_m(), kernel.tiling.tiling.tile_n);
-    let rows = if m <= tile_m / 2 { tile_m / 2 } else { tile_m };
+    let rows = if m <= tile_m / 2 && dtype == Dtype::Bf16 { tile_m / 2 } else { tile_m };
     let slice_k = slices.k_tiles * kernel.tiling.tiling.tile_k;
     tile_seconds(dtype, (rows, tile_n), slice_k, gpu, SPLIT_K_TILE_EFFICIENCY)
 }
@@ -508,6 +559,7 @@ pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tensor_cores: 
             tiled_seconds: None,
             split_seconds: None,
             cluster_split_seconds: None,
+            split_b_seconds: None,
             swap_seconds: None,
             fitted_seconds: None,
             why: format!("{roofline}; {small_m_why} (no tensor-core rung here)"),
@@ -529,6 +581,12 @@ pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tensor_cores: 
         let (seconds, slices) = cluster_split_time(dtype, size, gpu, kernel);
         let why = format!("tensor-core tiles, {}", cut_words(slices, kernel.tiling.tiling.tile_k, true));
         candidates.push((Pick::ClusterSplitK(slices), seconds, why));
+        seconds
+    });
+    let split_b_seconds = split_b_kernel(dtype).filter(|_| n.is_multiple_of(4)).map(|kernel| {
+        let (seconds, slices) = split_b_time(dtype, size, gpu, kernel);
+        let why = format!("tensor-core tiles, B split in shared memory, {}", cut_words(slices, kernel.tiling.tiling.tile_k, false));
+        candidates.push((Pick::SplitB(slices), seconds, why));
         seconds
     });
     let swap_seconds = swap_kernel(dtype).filter(|kernel| size.0 <= kernel.tiling.tile_m()).map(|kernel| {
@@ -555,6 +613,7 @@ pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tensor_cores: 
         tiled_seconds: Some(tiled_seconds),
         split_seconds: Some(split_seconds),
         cluster_split_seconds,
+        split_b_seconds,
         swap_seconds,
         fitted_seconds,
         why,
@@ -568,6 +627,7 @@ fn short_name(pick: &Pick) -> &'static str {
         Pick::Tiled => "tiled",
         Pick::SplitK(_) => "split-K",
         Pick::ClusterSplitK(_) => "cluster split-K",
+        Pick::SplitB(_) => "split-B",
         Pick::SwapAb(_) => "swap-AB",
         Pick::FittedTiles { .. } => "fitted tiles",
     }
@@ -642,7 +702,11 @@ mod tests {
         assert_eq!(pick(Dtype::Bf16, (128, 4096, 14336)), Pick::FittedTiles { tile: 4, slices: KSlices { count: 2, k_tiles: 112 } });
         let split = split_time(Dtype::Bf16, (128, 4096, 14336), &Machine::H200, split_kernel(Dtype::Bf16)).1;
         assert_eq!(split, KSlices { count: 8, k_tiles: 28 });
-        assert_eq!(pick(Dtype::F32, (128, 6144, 4096)), Pick::SplitK(KSlices { count: 5, k_tiles: 26 }));
+        // fp32 at 128 rows: rung 15, which reads the weights once instead of
+        // splitting them in a pass of their own; rung 14 where N is not a
+        // multiple of 4 (rung 15's TMA reads B's rows).
+        assert_eq!(pick(Dtype::F32, (128, 6144, 4096)), Pick::SplitB(KSlices { count: 5, k_tiles: 26 }));
+        assert!(matches!(pick(Dtype::F32, (128, 6146, 4096)), Pick::SplitK(_)));
         assert!(matches!(pick(Dtype::F32, (16, 6144, 4096)), Pick::SmallM(p) if p.rows == 16));
         // Rung 12 splits all 470 MB of gate_up's fp32 weights on every run.
         assert!(matches!(pick(Dtype::F32, (16, 28672, 4096)), Pick::SmallM(_)));

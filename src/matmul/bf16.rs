@@ -125,9 +125,8 @@ mod tests {
         assert_eq!(names.len(), all.rungs.len());
         // Rung 13 runs one of its tile shapes (the first is rung 12's).
         names.extend(k::r13_fitted_tiles::TILES[1..].iter().map(|t| t.name()));
-        let hopper = kernels_gpu::sm90a::KERNELS
-            .iter()
-            .filter(|h| !matches!(h.entry, kernels_gpu::gemm::hopper::Entry::Tf32x3(_) | kernels_gpu::gemm::hopper::Entry::Tf32x3Split(_)));
+        // The module's BF16 kernels: those that read 2-byte inputs.
+        let hopper = kernels_gpu::sm90a::KERNELS.iter().filter(|h| h.input_bytes() == 2);
         for name in k::KERNELS.iter().map(|k| k.name()).chain(hopper.map(|h| h.name())) {
             assert!(names.contains(&name), "{name} is not on the ladder");
         }

@@ -1,8 +1,9 @@
 //! The prepared GEMMs of the sm_90a module: [`Bf16Tma`] (the BF16 ladder's
 //! wgmma rungs: tensor maps over A, B and, for the kernels storing C by
-//! TMA, C) and [`Tf32x3`] (the SGEMM ladder's rungs 12 and 14: A and B split into
-//! big and small TF32 parts, B transposed, in padded scratch buffers with
-//! tensor maps over them).
+//! TMA, C) and [`Tf32x3`] (the SGEMM ladder's rungs 12, 14 and 15: A, and
+//! for rungs 12 and 14 B, split into big and small TF32 parts, B
+//! transposed, in padded scratch buffers with tensor maps over them; rung
+//! 15 reads B itself).
 //!
 //! Each is made once per problem, then run as often as the timing needs.
 
@@ -31,10 +32,14 @@ pub fn bf16_shape_limit((_, n, k): (u32, u32, u32)) -> Option<&'static str> {
     }
 }
 
-/// Why the 3xTF32 rung cannot take this shape: its split kernel's grid
-/// covers K in 32-column steps of at most 65535 blocks.
-pub fn tf32x3_shape_limit((_, _, k): (u32, u32, u32)) -> Option<&'static str> {
-    (tf32x3::padded_k(k).div_ceil(32) > 65_535).then_some("needs K ≤ 2097120 (the 3xTF32 split's grid)")
+/// Why a 3xTF32 rung cannot take this shape: its split kernel's grid
+/// covers K in 32-column steps of at most 65535 blocks; and a kernel that
+/// reads B itself by TMA (rung 15) needs rows of whole 16 bytes.
+pub fn tf32x3_shape_limit(kernel: &HopperKernel, (_, n, k): (u32, u32, u32)) -> Option<&'static str> {
+    if tf32x3::padded_k(k).div_ceil(32) > 65_535 {
+        return Some("needs K ≤ 2097120 (the 3xTF32 split's grid)");
+    }
+    (matches!(kernel.entry, Entry::Tf32x3RawB(_)) && !n.is_multiple_of(4)).then_some("needs N % 4 == 0 (TMA rows of 16 bytes)")
 }
 
 /// How many clusters of 1 to 8 blocks of the Hopper GEMMs (one block of
@@ -154,7 +159,9 @@ impl Bf16Tma {
             Entry::Bf16(entry) => Store::Direct(entry),
             Entry::Bf16Store(entry) => Store::Tma(entry, pointer(args.c)),
             Entry::Bf16Split(entry) | Entry::Bf16ClusterSplit(entry) => Store::Split(SplitK::new(gpu, &kernel, entry, (m, n, k), false)?),
-            Entry::Tf32x3(_) | Entry::Tf32x3Split(_) => return Err(Error::new(format!("{} is not a BF16 kernel", kernel.name()))),
+            Entry::Tf32x3(_) | Entry::Tf32x3Split(_) | Entry::Tf32x3RawB(_) => {
+                return Err(Error::new(format!("{} is not a BF16 kernel", kernel.name())));
+            }
         };
         // Loads (and JIT-compiles) the module now, outside any timing; on a
         // GPU other than Hopper this is the error to show.
@@ -240,54 +247,59 @@ impl RungKernel<bf16> for HopperKernel {
     }
 }
 
-/// The 3xTF32 split of A and B: rows of `pitch` floats (K rounded up to 4).
+/// The 3xTF32 split of A and B: rows of `pitch` floats (K rounded up to 4);
+/// B's parts only for a kernel that does not split B itself.
 struct Split {
     pitch: u32,
     a_big: DeviceBuffer<f32>,
     a_small: DeviceBuffer<f32>,
-    b_big: DeviceBuffer<f32>,
-    b_small: DeviceBuffer<f32>,
+    b: Option<(DeviceBuffer<f32>, DeviceBuffer<f32>)>,
 }
 
 /// The 3xTF32 GEMM proper: over whole tiles (rung 12) or slices of K
-/// (rung 14).
+/// (rungs 14 and 15).
 enum Tf32x3Gemm {
     Whole(Kernel<Tf32x3Params>, LaunchShape),
     Split(SplitK),
 }
 
-/// The 3xTF32 wgmma kernel ready to run at one size, with its scratch
-/// buffers and the tensor maps over them.
+/// The 3xTF32 wgmma kernel ready to run on one set of buffers, with its
+/// scratch buffers and the tensor maps over them.
 pub struct Tf32x3 {
     gemm: Tf32x3Gemm,
     name: &'static str,
     size: (u32, u32, u32),
+    /// The B its map was made over (rung 15 reads it by TMA).
+    b: DevicePointer<f32>,
     split: Split,
     maps: DeviceBuffer<u64>,
 }
 
 impl Tf32x3 {
-    /// `kernel` (a 3xTF32 entry) for `m`×`n`×`k` problems.
-    pub fn new(kernel: HopperKernel, gpu: &Gpu, size: (u32, u32, u32)) -> Result<Tf32x3> {
-        let gemm = match kernel.entry {
-            Entry::Tf32x3(entry) => Tf32x3Gemm::Whole(entry, launch_shape(gpu, &kernel, size)),
-            Entry::Tf32x3Split(entry) => Tf32x3Gemm::Split(SplitK::new(gpu, &kernel, entry, size, true)?),
+    /// `kernel` (a 3xTF32 entry) over `buffers`.
+    pub fn new(kernel: HopperKernel, gpu: &Gpu, buffers: &Buffers<f32>) -> Result<Tf32x3> {
+        let args = buffers.args();
+        let size = (args.m, args.n, args.k);
+        let (gemm, splits_b) = match kernel.entry {
+            Entry::Tf32x3(entry) => (Tf32x3Gemm::Whole(entry, launch_shape(gpu, &kernel, size)), true),
+            Entry::Tf32x3Split(entry) => (Tf32x3Gemm::Split(SplitK::new(gpu, &kernel, entry, size, true)?), true),
+            Entry::Tf32x3RawB(entry) => (Tf32x3Gemm::Split(SplitK::new(gpu, &kernel, entry, size, true)?), false),
             _ => return Err(Error::new(format!("{} is not a 3xTF32 kernel", kernel.name()))),
         };
         gpu.hopper_module()?;
-        if let Some(why) = tf32x3_shape_limit(size) {
+        if let Some(why) = tf32x3_shape_limit(&kernel, size) {
             return Err(Error::new(format!("{} {why}", kernel.name())));
         }
         let (m, n, k) = size;
         let pitch = tf32x3::padded_k(k);
-        gpu.ensure_fits(2 * (m as u128 + n as u128) * pitch as u128 * 4, "the 3xTF32 split")?;
-        let split = Split {
-            pitch,
-            a_big: gpu.alloc(m as usize * pitch as usize, "A's TF32 big part")?,
-            a_small: gpu.alloc(m as usize * pitch as usize, "A's TF32 small part")?,
-            b_big: gpu.alloc(n as usize * pitch as usize, "B's TF32 big part")?,
-            b_small: gpu.alloc(n as usize * pitch as usize, "B's TF32 small part")?,
+        let split_rows = m as u128 + if splits_b { n as u128 } else { 0 };
+        gpu.ensure_fits(2 * split_rows * pitch as u128 * 4, "the 3xTF32 split")?;
+        let parts = |rows: u32, what: &str| -> Result<(DeviceBuffer<f32>, DeviceBuffer<f32>)> {
+            let len = rows as usize * pitch as usize;
+            Ok((gpu.alloc(len, &format!("{what}'s TF32 big part"))?, gpu.alloc(len, &format!("{what}'s TF32 small part"))?))
         };
+        let (a_big, a_small) = parts(m, "A")?;
+        let split = Split { pitch, a_big, a_small, b: if splits_b { Some(parts(n, "B")?) } else { None } };
         let tile = |buffer: &DeviceBuffer<f32>, rows: u32| TmaTile {
             element: TmaElement::F32,
             address: address(pointer(buffer)),
@@ -297,13 +309,24 @@ impl Tf32x3 {
             box_rows: 128,
             box_cols: tf32x3::TILE_K,
         };
-        let maps = [
-            tensor_map(&tile(&split.a_big, m))?,
-            tensor_map(&tile(&split.a_small, m))?,
-            tensor_map(&tile(&split.b_big, n))?,
-            tensor_map(&tile(&split.b_small, n))?,
-        ];
-        Ok(Tf32x3 { gemm, name: kernel.name(), size, split, maps: gpu.upload_maps(&maps)? })
+        let mut maps = vec![tensor_map(&tile(&split.a_big, m))?, tensor_map(&tile(&split.a_small, m))?];
+        match &split.b {
+            Some((big, small)) => {
+                maps.push(tensor_map(&tile(big, n))?);
+                maps.push(tensor_map(&tile(small, n))?);
+            }
+            // B itself: rows of K, boxes of one k-tile × 32 columns.
+            None => maps.push(tensor_map(&TmaTile {
+                element: TmaElement::F32,
+                address: address(pointer(args.b)),
+                rows: k as u64,
+                cols: n as u64,
+                pitch: n as u64,
+                box_rows: tf32x3::TILE_K,
+                box_cols: 32,
+            })?),
+        }
+        Ok(Tf32x3 { gemm, name: kernel.name(), size, b: pointer(args.b), split, maps: gpu.upload_maps(&maps)? })
     }
 
     /// Splits A and B into the scratch buffers.
@@ -320,12 +343,15 @@ impl Tf32x3 {
             shared_bytes: 0,
         };
         launch(&tf32x3::SGEMM_TF32X3_SPLIT_ROWS, rows_shape, m, k, a, &split.a_big, &split.a_small)?;
+        let Some((b_big, b_small)) = &split.b else {
+            return Ok(());
+        };
         let transposed_shape = LaunchShape {
             grid: Dim3::new(n.div_ceil(32), pitch.div_ceil(32), 1),
             block: Dim3::new(32, 8, 1),
             shared_bytes: tf32x3::TRANSPOSE_TILE_FLOATS * 4,
         };
-        launch(&tf32x3::SGEMM_TF32X3_SPLIT_TRANSPOSED, transposed_shape, k, n, b, &split.b_big, &split.b_small)
+        launch(&tf32x3::SGEMM_TF32X3_SPLIT_TRANSPOSED, transposed_shape, k, n, b, b_big, b_small)
     }
 }
 
@@ -336,6 +362,9 @@ impl Gemm<f32> for Tf32x3 {
         let (m, n, k) = self.size;
         if (args.m, args.n, args.k) != self.size {
             return Err(Error::new(format!("{} was prepared for {m}x{n}x{k}", self.name)));
+        }
+        if self.split.b.is_none() && pointer(args.b) != self.b {
+            return Err(Error::new(format!("{} was prepared for another B", self.name)));
         }
         self.split(gpu, args.a, args.b)?;
         match &self.gemm {
@@ -362,7 +391,7 @@ impl RungKernel<f32> for HopperKernel {
     }
 
     fn shape_limit(&self, size: (u32, u32, u32)) -> Option<&'static str> {
-        tf32x3_shape_limit(size)
+        tf32x3_shape_limit(self, size)
     }
 
     fn shape(&self, gpu: &Gpu, size: (u32, u32, u32)) -> LaunchShape {
@@ -370,7 +399,7 @@ impl RungKernel<f32> for HopperKernel {
     }
 
     fn prepare(&self, gpu: &Gpu, buffers: &Buffers<f32>) -> Result<Box<dyn Gemm<f32>>> {
-        Ok(Box::new(Tf32x3::new(*self, gpu, buffers.size())?))
+        Ok(Box::new(Tf32x3::new(*self, gpu, buffers)?))
     }
 }
 
@@ -388,8 +417,17 @@ mod tests {
 
     #[test]
     fn the_split_grid_bounds_k() {
-        assert_eq!(tf32x3_shape_limit((1, 1, 1)), None);
-        assert_eq!(tf32x3_shape_limit((1, 1, 2_097_120)), None);
-        assert!(tf32x3_shape_limit((1, 1, 2_097_121)).is_some());
+        let rung12 = &kernels_gpu::sgemm::r12_tf32x3_wgmma::KERNEL;
+        assert_eq!(tf32x3_shape_limit(rung12, (1, 1, 1)), None);
+        assert_eq!(tf32x3_shape_limit(rung12, (1, 1, 2_097_120)), None);
+        assert!(tf32x3_shape_limit(rung12, (1, 1, 2_097_121)).is_some());
+    }
+
+    #[test]
+    fn reading_b_by_tma_needs_16_byte_rows() {
+        let rung15 = &kernels_gpu::sgemm::r15_tf32x3_split_b::SPLIT_B;
+        assert_eq!(tf32x3_shape_limit(rung15, (7, 4, 9)), None);
+        assert_eq!(tf32x3_shape_limit(rung15, (7, 6, 9)), Some("needs N % 4 == 0 (TMA rows of 16 bytes)"));
+        assert_eq!(tf32x3_shape_limit(&kernels_gpu::sgemm::r14_tf32x3_split_k::SPLIT_K, (7, 6, 9)), None);
     }
 }

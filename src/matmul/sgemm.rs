@@ -120,6 +120,7 @@ pub fn ladder(autotuned: &'static GemmKernel) -> Ladder<f32> {
         rung("12", "3xTF32 on wgmma + TMA", &kernels_gpu::sgemm::r12_tf32x3_wgmma::KERNEL),
         rung("13", "small M: stream B, split K", &SmallMRung),
         rung("14", "few tiles: 3xTF32 split K", &kernels_gpu::sgemm::r14_tf32x3_split_k::SPLIT_K),
+        rung("15", "B split in shared memory", &kernels_gpu::sgemm::r15_tf32x3_split_b::SPLIT_B),
         rung("auto", "auto: picked per shape", &AutoRung),
     ];
     let on_ladder: Vec<&str> = rungs.iter().map(|r| r.kernel.name()).collect();
@@ -154,14 +155,14 @@ mod tests {
     #[test]
     fn ladder_has_every_rung_once_with_distinct_kernels() {
         let all = ladder(&CONFIGS[0].kernel);
-        assert_eq!(all.rungs.len(), 16);
+        assert_eq!(all.rungs.len(), 17);
         let mut names: Vec<&str> = all.rungs.iter().map(|r| r.kernel.name()).collect();
         names.sort();
         names.dedup();
-        assert_eq!(names.len(), 16);
-        // Rungs 12 and 14 are the sm_90a module's.
+        assert_eq!(names.len(), 17);
+        // Rungs 12, 14 and 15 are the sm_90a module's.
         let hopper: Vec<&str> = all.rungs.iter().filter(|r| r.kernel.module() == PtxModule::Sm90a).map(|r| r.id).collect();
-        assert_eq!(hopper, ["12", "14"]);
+        assert_eq!(hopper, ["12", "14", "15"]);
         // Every rung of the portable module but the small-M and auto rungs
         // is a plain kernel of KERNELS.
         let plain: Vec<&str> = plain_kernels(&CONFIGS[0].kernel).iter().map(|(id, _)| *id).collect();
@@ -184,7 +185,7 @@ mod tests {
         assert_eq!(ids("1-10").len(), 11);
         assert_eq!(ids("11-12"), ["11", "12"]);
         assert_eq!(ids("sgemm_tf32x3_wgmma"), ["12"]);
-        assert_eq!(ids("all").len(), 16);
+        assert_eq!(ids("all").len(), 17);
         assert_eq!(ids("auto,13"), ["13", "auto"]);
     }
 
@@ -198,11 +199,11 @@ mod tests {
 
     #[test]
     fn bad_selections_say_what_exists() {
-        for bad in ["15", "x", "5-3", "", "7c"] {
+        for bad in ["16", "x", "5-3", "", "7c"] {
             let err = ladder(&CONFIGS[0].kernel).select(bad).err().expect(bad);
             assert!(err.message().starts_with("--rungs:"), "{err}");
             assert!(
-                err.message().contains("the SGEMM ladder's rungs are 1, 2, 3, 4, 5, 6, 7a, 7b, 8, 9, 10, 11, 12, 13, 14, auto;"),
+                err.message().contains("the SGEMM ladder's rungs are 1, 2, 3, 4, 5, 6, 7a, 7b, 8, 9, 10, 11, 12, 13, 14, 15, auto;"),
                 "{err}"
             );
             assert!(err.message().contains("lists like 1,8,auto") && err.message().contains("like sgemm_naive"), "{err}");

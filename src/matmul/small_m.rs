@@ -175,6 +175,7 @@ impl AutoRung {
             Pick::SplitK(_) => E::hopper(auto::split_kernel(E::DTYPE)),
             // The model offers these only where the ladder has them.
             Pick::ClusterSplitK(_) => E::hopper(auto::cluster_split_kernel(E::DTYPE).unwrap_or(auto::split_kernel(E::DTYPE))),
+            Pick::SplitB(_) => E::hopper(auto::split_b_kernel(E::DTYPE).unwrap_or(auto::split_kernel(E::DTYPE))),
             Pick::SwapAb(_) => E::hopper(auto::swap_kernel(E::DTYPE).unwrap_or(auto::split_kernel(E::DTYPE))),
             Pick::FittedTiles { .. } => E::fitted().unwrap_or(E::hopper(auto::split_kernel(E::DTYPE))),
         };

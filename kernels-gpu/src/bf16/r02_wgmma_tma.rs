@@ -32,7 +32,7 @@ const SHAPE: HopperTiling = HopperTiling {
     persistent: false,
     cluster: 1,
     stage_bytes: STAGE_BYTES,
-    epilogue_bytes: 0,
+    scratch_bytes: 0,
     store_rows: 0,
 };
 

@@ -29,7 +29,7 @@ const SHAPE: HopperTiling = HopperTiling {
     persistent: true,
     cluster: 1,
     stage_bytes: STAGE_BYTES,
-    epilogue_bytes: EPILOGUE_BYTES,
+    scratch_bytes: EPILOGUE_BYTES,
     store_rows: C_BOX_ROWS,
 };
 

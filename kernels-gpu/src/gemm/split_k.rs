@@ -215,9 +215,22 @@ pub unsafe fn sum_slices(len: u32, slices: u32, partial: *const f32, alpha: f32,
     };
     let mut sum = [0.0f32; 4];
     if first < len {
+        let slice = |s: u32| read(unsafe { partial.add(s as usize * len as usize + first as usize) });
         let mut s = lane;
+        // Four of the lane's slices loaded before any is added, so their
+        // loads are in flight together; added in the same order as one by
+        // one, so the bits do not change.
+        while s + 3 * lanes < slices {
+            let v: [[f32; 4]; 4] = core::array::from_fn(|j| slice(s + j as u32 * lanes));
+            for vj in v {
+                for i in 0..4 {
+                    sum[i] += vj[i];
+                }
+            }
+            s += 4 * lanes;
+        }
         while s < slices {
-            let v = read(unsafe { partial.add(s as usize * len as usize + first as usize) });
+            let v = slice(s);
             for i in 0..4 {
                 sum[i] += v[i];
             }

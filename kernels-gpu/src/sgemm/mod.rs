@@ -27,6 +27,7 @@ pub mod r11_tensor_cores;
 pub mod r12_tf32x3_wgmma;
 pub mod r13_small_m;
 pub mod r14_tf32x3_split_k;
+pub mod r15_tf32x3_split_b;
 
 /// Every SGEMM kernel in the portable PTX module: rungs 1-11 and rung 8's
 /// candidates (rung 12 is in the sm_90a module, [`crate::sm90a::KERNELS`]).

@@ -21,8 +21,8 @@
 //!   tail zero), so TMA's 16-byte row-pitch rule holds for every K: this
 //!   rung takes any shape.
 //!
-//! The GEMM itself is [`crate::gemm::hopper::tf32x3`], shared with rung 14,
-//! which splits K.
+//! The GEMM itself is [`crate::gemm::hopper::tf32x3`], shared with rungs 14
+//! and 15, which split K.
 //!
 //! Accuracy: the tensor core's adder truncates, so one accumulator over all
 //! of K loses bits as K grows. Each 32-deep stage is summed from zero on
@@ -100,7 +100,7 @@ mod device {
 /// block per 128×128 tile of C, 384 threads.
 #[kernel(sm_90a, bounds(SHAPE.threads(), 1))]
 pub unsafe fn sgemm_tf32x3_wgmma(m: u32, n: u32, k: u32, alpha: f32, maps: *const u64, beta: f32, c: *mut f32) {
-    unsafe { crate::gemm::hopper::tf32x3::body::<false>(m, n, k, crate::gemm::hopper::Scale { alpha, beta }, maps.cast(), c, 0) }
+    unsafe { crate::gemm::hopper::tf32x3::body::<false, false>(m, n, k, crate::gemm::hopper::Scale { alpha, beta }, maps.cast(), c, 0) }
 }
 
 /// Splits a `rows`×`cols` row-major fp32 matrix into TF32 big and small

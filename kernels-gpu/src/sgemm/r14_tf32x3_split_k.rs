@@ -25,6 +25,8 @@ pub const SPLIT_K: HopperKernel = HopperKernel { entry: Entry::Tf32x3Split(SGEMM
 /// its partial `A·B` at `partial + slice·m·n`. The maps are rung 12's.
 #[kernel(sm_90a, bounds(SHAPE.threads(), 1))]
 pub unsafe fn sgemm_tf32x3_split_k(m: u32, n: u32, k: u32, maps: *const u64, partial: *mut f32, slice_k_tiles: u32) {
-    unsafe { crate::gemm::hopper::tf32x3::body::<true>(m, n, k, crate::gemm::hopper::Scale::NONE, maps.cast(), partial, slice_k_tiles) }
+    unsafe {
+        crate::gemm::hopper::tf32x3::body::<true, false>(m, n, k, crate::gemm::hopper::Scale::NONE, maps.cast(), partial, slice_k_tiles)
+    }
 }
 // ANCHOR_END: rung

@@ -1,7 +1,7 @@
 //! Building blocks of the Hopper rungs (sm_90a): wgmma reading tiles from
 //! shared memory, TMA copies completing on mbarriers, and producer/consumer
 //! warpgroups. The rungs themselves are in their ladders
-//! ([`crate::bf16`] rungs 2-7 and 9-13, [`crate::sgemm`] rungs 12 and 14).
+//! ([`crate::bf16`] rungs 2-7 and 9-13, [`crate::sgemm`] rungs 12, 14 and 15).
 //!
 //! These kernels exist only in the second PTX module, built for `sm_90a`
 //! (`--cfg ptx_ladder_hopper`); on the host this module gives their names,
@@ -12,7 +12,7 @@
 //! - [`stages`]: the BF16 rungs' stages in shared memory and their producer;
 //! - `consumer`: a consumer warpgroup's k-tiles (issue, retire, finish);
 //! - `tile_loop`: the whole kernel of BF16 rungs 2-4 and 9 (K split);
-//! - [`tf32x3`]: the 3xTF32 GEMM of SGEMM rungs 12 and 14;
+//! - [`tf32x3`]: the 3xTF32 GEMM of SGEMM rungs 12, 14 and 15;
 //! - [`tma_store`]: a consumer's tile of C stored by TMA (rungs 5 and 6);
 //! - [`cluster`]: block setup and producer of the clustered rungs (6 and 7);
 //! - [`cluster_sum`]: a tile's slices of K added inside its cluster (rungs 10, 12);
@@ -57,9 +57,10 @@ pub struct HopperTiling {
     pub cluster: u32,
     /// Bytes of shared memory one stage's tiles take.
     pub stage_bytes: u32,
-    /// Bytes of shared memory the epilogue stages C in (0: it stores from
-    /// registers).
-    pub epilogue_bytes: u32,
+    /// Bytes of shared memory between the stages and their barriers: where
+    /// the epilogue stages C (rungs 5-7), or where SGEMM rung 15 writes B's
+    /// TF32 parts (0: none).
+    pub scratch_bytes: u32,
     /// Rows of C one TMA store writes (0: C is stored from registers).
     pub store_rows: u32,
 }
@@ -88,11 +89,11 @@ impl HopperTiling {
         crate::gpu::hopper::WARPGROUP_THREADS * (self.consumers() + self.specialized as u32)
     }
 
-    /// Stages, the epilogue's staging, the stages' mbarriers (full and
+    /// Stages, the scratch space (the epilogue's staging of C), the stages' mbarriers (full and
     /// empty per stage), and 1024 bytes of slack to align the first tile
     /// for the 128-byte swizzle.
     pub const fn shared_bytes(&self) -> u32 {
-        self.tiling.stages * (self.stage_bytes + 2 * 8) + self.epilogue_bytes + crate::gpu::hopper::descriptor::ATOM_BYTES
+        self.tiling.stages * (self.stage_bytes + 2 * 8) + self.scratch_bytes + crate::gpu::hopper::descriptor::ATOM_BYTES
     }
 
     /// Tiles of C (`tile_m`×`tile_n` each).
@@ -149,6 +150,9 @@ pub enum Entry {
     Bf16Split(Kernel<SplitParams>),
     /// 3xTF32 with K split ([`SplitParams`], the maps as [`Entry::Tf32x3`]).
     Tf32x3Split(Kernel<SplitParams>),
+    /// 3xTF32 with K split, B read as it is and split in shared memory
+    /// ([`SplitParams`]; maps: A big, A small, B).
+    Tf32x3RawB(Kernel<SplitParams>),
     /// BF16 with K split and the slices added in a cluster of one block
     /// per slice ([`SplitParams`], but the fifth parameter is C itself).
     Bf16ClusterSplit(Kernel<SplitParams>),
@@ -168,7 +172,9 @@ impl HopperKernel {
             Entry::Bf16(kernel) => kernel.name(),
             Entry::Bf16Store(kernel) => kernel.name(),
             Entry::Tf32x3(kernel) => kernel.name(),
-            Entry::Bf16Split(kernel) | Entry::Tf32x3Split(kernel) | Entry::Bf16ClusterSplit(kernel) => kernel.name(),
+            Entry::Bf16Split(kernel) | Entry::Tf32x3Split(kernel) | Entry::Tf32x3RawB(kernel) | Entry::Bf16ClusterSplit(kernel) => {
+                kernel.name()
+            }
         }
     }
 
@@ -181,23 +187,26 @@ impl HopperKernel {
             Entry::Bf16(kernel) => kernel.bounds(),
             Entry::Bf16Store(kernel) => kernel.bounds(),
             Entry::Tf32x3(kernel) => kernel.bounds(),
-            Entry::Bf16Split(kernel) | Entry::Tf32x3Split(kernel) | Entry::Bf16ClusterSplit(kernel) => kernel.bounds(),
+            Entry::Bf16Split(kernel) | Entry::Tf32x3Split(kernel) | Entry::Tf32x3RawB(kernel) | Entry::Bf16ClusterSplit(kernel) => {
+                kernel.bounds()
+            }
         }
     }
 
     /// Bytes per element of B as it reads it: 2 for bf16, 4 for each of
-    /// the 3xTF32 rung's big and small parts.
+    /// the 3xTF32 rungs' big and small parts, 4 for rung 15's fp32.
     pub const fn input_bytes(&self) -> u32 {
         match self.entry {
             Entry::Bf16(_) | Entry::Bf16Store(_) | Entry::Bf16Split(_) | Entry::Bf16ClusterSplit(_) => 2,
             Entry::Tf32x3(_) | Entry::Tf32x3Split(_) => 8,
+            Entry::Tf32x3RawB(_) => 4,
         }
     }
 
     /// Whether it splits K ([`Entry::Bf16Split`], [`Entry::Tf32x3Split`],
-    /// [`Entry::Bf16ClusterSplit`]).
+    /// [`Entry::Tf32x3RawB`], [`Entry::Bf16ClusterSplit`]).
     pub const fn splits_k(&self) -> bool {
-        matches!(self.entry, Entry::Bf16Split(_) | Entry::Tf32x3Split(_) | Entry::Bf16ClusterSplit(_))
+        matches!(self.entry, Entry::Bf16Split(_) | Entry::Tf32x3Split(_) | Entry::Tf32x3RawB(_) | Entry::Bf16ClusterSplit(_))
     }
 
     /// Whether it adds the slices of K inside a cluster of one block per

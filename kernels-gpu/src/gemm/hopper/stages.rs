@@ -26,7 +26,7 @@ pub const PERSISTENT: HopperTiling = HopperTiling {
     persistent: true,
     cluster: 1,
     stage_bytes: STAGE_BYTES,
-    epilogue_bytes: 0,
+    scratch_bytes: 0,
     store_rows: 0,
 };
 /// B's tile is copied as boxes 64 columns wide (the most one 128-byte

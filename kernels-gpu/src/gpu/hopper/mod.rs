@@ -96,6 +96,26 @@ pub unsafe fn store_shared_f32x2(address: u32, x: f32, y: f32) {
     unsafe { core::arch::asm!("st.shared.v2.f32 [{a}], {{{x}, {y}}};", a = in(reg32) address, x = in(reg32) x, y = in(reg32) y) }
 }
 
+/// `st.shared.v4.f32 [address], {v}`: sixteen bytes at a shared-window
+/// address.
+///
+/// # Safety
+/// `address` is 16-byte aligned and inside this block's shared memory.
+#[cfg(ptx_ladder_hopper)]
+#[inline(always)]
+pub unsafe fn store_shared_f32x4(address: u32, v: [f32; 4]) {
+    unsafe {
+        core::arch::asm!(
+            "st.shared.v4.f32 [{a}], {{{x}, {y}, {z}, {w}}};",
+            a = in(reg32) address,
+            x = in(reg32) v[0],
+            y = in(reg32) v[1],
+            z = in(reg32) v[2],
+            w = in(reg32) v[3],
+        )
+    }
+}
+
 /// `mapa.shared::cluster.u32` then `st.shared::cluster.v4.f32`: sixteen
 /// bytes at shared address `address` of the cluster's block `rank`
 /// (distributed shared memory; this block's own when `rank` is its rank).
