@@ -399,7 +399,7 @@ pub fn swap_time(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, kernel: &Ho
 }
 
 fn split_time_at(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine, kernel: &HopperKernel, stream: f64) -> (f64, KSlices) {
-    let inputs = min_bytes((m, n, k), input_passes(dtype) * input_bytes(dtype)) - 4.0 * m as f64 * n as f64;
+    let inputs = input_passes(dtype) * input_bytes(dtype) * (m as f64 * k as f64 + k as f64 * n as f64);
     split_time_with(dtype, (m, n, k), gpu, kernel, (inputs, stream), 1.0)
 }
 
@@ -583,7 +583,7 @@ pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tensor_cores: 
         candidates.push((Pick::ClusterSplitK(slices), seconds, why));
         seconds
     });
-    let split_b_seconds = split_b_kernel(dtype).filter(|_| n.is_multiple_of(4)).map(|kernel| {
+    let split_b_seconds = split_b_kernel(dtype).filter(|kernel| super::hopper::tf32x3_shape_limit(kernel, size).is_none()).map(|kernel| {
         let (seconds, slices) = split_b_time(dtype, size, gpu, kernel);
         let why = format!("tensor-core tiles, B split in shared memory, {}", cut_words(slices, kernel.tiling.tiling.tile_k, false));
         candidates.push((Pick::SplitB(slices), seconds, why));

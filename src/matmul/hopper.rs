@@ -247,13 +247,22 @@ impl RungKernel<bf16> for HopperKernel {
     }
 }
 
-/// The 3xTF32 split of A and B: rows of `pitch` floats (K rounded up to 4);
-/// B's parts only for a kernel that does not split B itself.
+/// The 3xTF32 split of A: rows of `pitch` floats (K rounded up to 4); and
+/// where the GEMM reads B.
 struct Split {
     pitch: u32,
     a_big: DeviceBuffer<f32>,
     a_small: DeviceBuffer<f32>,
-    b: Option<(DeviceBuffer<f32>, DeviceBuffer<f32>)>,
+    b: BSource,
+}
+
+/// Where a 3xTF32 GEMM reads B.
+enum BSource {
+    /// Bᵀ's big and small TF32 parts, split before every run (rungs 12 and 14).
+    Parts(DeviceBuffer<f32>, DeviceBuffer<f32>),
+    /// B itself, through the tensor map made over it (rung 15, which splits
+    /// B in shared memory).
+    Itself(DevicePointer<f32>),
 }
 
 /// The 3xTF32 GEMM proper: over whole tiles (rung 12) or slices of K
@@ -269,8 +278,6 @@ pub struct Tf32x3 {
     gemm: Tf32x3Gemm,
     name: &'static str,
     size: (u32, u32, u32),
-    /// The B its map was made over (rung 15 reads it by TMA).
-    b: DevicePointer<f32>,
     split: Split,
     maps: DeviceBuffer<u64>,
 }
@@ -299,7 +306,13 @@ impl Tf32x3 {
             Ok((gpu.alloc(len, &format!("{what}'s TF32 big part"))?, gpu.alloc(len, &format!("{what}'s TF32 small part"))?))
         };
         let (a_big, a_small) = parts(m, "A")?;
-        let split = Split { pitch, a_big, a_small, b: if splits_b { Some(parts(n, "B")?) } else { None } };
+        let b = if splits_b {
+            let (big, small) = parts(n, "B")?;
+            BSource::Parts(big, small)
+        } else {
+            BSource::Itself(pointer(args.b))
+        };
+        let split = Split { pitch, a_big, a_small, b };
         let tile = |buffer: &DeviceBuffer<f32>, rows: u32| TmaTile {
             element: TmaElement::F32,
             address: address(pointer(buffer)),
@@ -311,14 +324,14 @@ impl Tf32x3 {
         };
         let mut maps = vec![tensor_map(&tile(&split.a_big, m))?, tensor_map(&tile(&split.a_small, m))?];
         match &split.b {
-            Some((big, small)) => {
+            BSource::Parts(big, small) => {
                 maps.push(tensor_map(&tile(big, n))?);
                 maps.push(tensor_map(&tile(small, n))?);
             }
             // B itself: rows of K, boxes of one k-tile × 32 columns.
-            None => maps.push(tensor_map(&TmaTile {
+            BSource::Itself(b) => maps.push(tensor_map(&TmaTile {
                 element: TmaElement::F32,
-                address: address(pointer(args.b)),
+                address: address(*b),
                 rows: k as u64,
                 cols: n as u64,
                 pitch: n as u64,
@@ -326,7 +339,7 @@ impl Tf32x3 {
                 box_cols: 32,
             })?),
         }
-        Ok(Tf32x3 { gemm, name: kernel.name(), size, b: pointer(args.b), split, maps: gpu.upload_maps(&maps)? })
+        Ok(Tf32x3 { gemm, name: kernel.name(), size, split, maps: gpu.upload_maps(&maps)? })
     }
 
     /// Splits A and B into the scratch buffers.
@@ -343,7 +356,7 @@ impl Tf32x3 {
             shared_bytes: 0,
         };
         launch(&tf32x3::SGEMM_TF32X3_SPLIT_ROWS, rows_shape, m, k, a, &split.a_big, &split.a_small)?;
-        let Some((b_big, b_small)) = &split.b else {
+        let BSource::Parts(b_big, b_small) = &split.b else {
             return Ok(());
         };
         let transposed_shape = LaunchShape {
@@ -363,7 +376,9 @@ impl Gemm<f32> for Tf32x3 {
         if (args.m, args.n, args.k) != self.size {
             return Err(Error::new(format!("{} was prepared for {m}x{n}x{k}", self.name)));
         }
-        if self.split.b.is_none() && pointer(args.b) != self.b {
+        if let BSource::Itself(b) = self.split.b
+            && pointer(args.b) != b
+        {
             return Err(Error::new(format!("{} was prepared for another B", self.name)));
         }
         self.split(gpu, args.a, args.b)?;

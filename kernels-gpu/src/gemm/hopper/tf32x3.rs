@@ -154,7 +154,10 @@ mod device {
         let tile = |stage: u32, which: u32| first + stage * stage_bytes + which * TILE_BYTES;
         // Rung 15: buffer i % 2 of Bᵀ big and small, for the ring's k-tile i.
         let split_b = first + STAGES * stage_bytes;
-        let split_tiles = |i: u32| (split_b + (i % 2) * 2 * TILE_BYTES, split_b + (i % 2) * 2 * TILE_BYTES + TILE_BYTES);
+        let split_tiles = |i: u32| {
+            let big = split_b + (i % 2) * 2 * TILE_BYTES;
+            (big, big + TILE_BYTES)
+        };
         let scratch = if RAW_B { SPLIT_B_BYTES } else { 0 };
         let ring = unsafe { Ring::set_up(split_b + scratch, STAGES, CONSUMERS, t) };
 
