@@ -14,10 +14,13 @@ use ptx_ladder::matmul::accuracy::Arithmetic;
 use ptx_ladder::matmul::bf16::problem::Bf16Problem;
 use ptx_ladder::matmul::check::{Problem, Verdict, reference, reference_rows, verdict};
 
-type SmallMParams<E> = (u32, u32, u32, *const E, *const E, *mut f32, u32);
+type SmallMParams<E> = (u32, u32, u32, *const E, *const E, *mut f32, f32, f32, *mut f32, *mut u32, u32, u32);
 
-/// A small-M kernel's launch handle and its host twin (for the emulator).
-type SmallMKernel<E> = (Kernel<SmallMParams<E>>, unsafe fn(u32, u32, u32, *const E, *const E, *mut f32, u32));
+/// A small-M kernel's host twin (for the emulator).
+type SmallMFn<E> = unsafe fn(u32, u32, u32, *const E, *const E, *mut f32, f32, f32, *mut f32, *mut u32, u32, u32);
+
+/// A small-M kernel's launch handle and its host twin.
+type SmallMKernel<E> = (Kernel<SmallMParams<E>>, SmallMFn<E>);
 
 /// Runs one launch on the emulator with every buffer declared; any finding
 /// of the checkers fails the test.
@@ -28,7 +31,15 @@ fn run(name: &str, shape: LaunchShape, buffers: &[(&str, usize, usize)], body: i
     assert!(report.is_clean(), "{name}: {report}");
 }
 
-/// `c = a·b` through the small-M kernel for rows of `rows`, then the
+/// What one small-M GEMM left behind besides C: the partial sums and the
+/// tiles' counters.
+struct Leftovers {
+    partial: Vec<f32>,
+    counters: Vec<u32>,
+}
+
+/// `c = alpha·a·b + beta·c` through the small-M kernel for rows of
+/// `rows`, then, where the plan leaves it to a second kernel, the
 /// reduction; `a` and `b` are 16-byte aligned buffers of the element type.
 #[allow(clippy::too_many_arguments)]
 fn small_m_gemm<E>(
@@ -40,22 +51,32 @@ fn small_m_gemm<E>(
     alpha: f32,
     beta: f32,
     c: &mut [f32],
-) {
-    let mut partial = AlignedBuffer::from_slice(&vec![f32::NAN; plan.workspace(m, n) as usize]);
-    let p = partial.as_mut_ptr() as usize;
-    let (handle, f) = kernel;
-    let (size, floats) = (std::mem::size_of::<E>(), plan.workspace(m, n) as usize * 4);
-    run(handle.name(), plan.launch(m, n), &[("a", a.0, a.1 * size), ("b", b.0, b.1 * size), ("partial", p, floats)], || unsafe {
-        f(m, n, k, a.0 as *const E, b.0 as *const E, p as *mut f32, plan.k_chunk)
-    });
+) -> Leftovers {
+    let floats = plan.workspace(m, n) as usize;
+    let mut partial = AlignedBuffer::from_slice(&vec![f32::NAN; floats]);
+    let mut counters = vec![0u32; plan.tiles(m, n) as usize];
     let mut out = AlignedBuffer::from_slice(c);
-    let bytes = plan.workspace(m, n) as usize * 4;
-    let o = out.as_mut_ptr() as usize;
-    let len = m * n;
-    run("sum_slices", split_k::sum_launch(len, plan.splits), &[("partial", p, bytes), ("c", o, 4 * len as usize)], || unsafe {
-        split_k::sum_slices(len, plan.splits, p as *const f32, alpha, beta, o as *mut f32)
+    let (p, o, t) = (partial.as_mut_ptr() as usize, out.as_mut_ptr() as usize, counters.as_mut_ptr() as usize);
+    let (handle, f) = kernel;
+    let size = std::mem::size_of::<E>();
+    let buffers = [
+        ("a", a.0, a.1 * size),
+        ("b", b.0, b.1 * size),
+        ("c", o, 4 * c.len()),
+        ("partial", p, 4 * floats),
+        ("counters", t, 4 * counters.len()),
+    ];
+    run(handle.name(), plan.launch(m, n), &buffers, || unsafe {
+        f(m, n, k, a.0 as *const E, b.0 as *const E, o as *mut f32, alpha, beta, p as *mut f32, t as *mut u32, plan.k_chunk, plan.groups)
     });
+    if !plan.adds_in_kernel() {
+        let len = m * n;
+        run("sum_slices", split_k::sum_launch(len, plan.splits), &[("partial", p, 4 * floats), ("c", o, 4 * len as usize)], || unsafe {
+            split_k::sum_slices(len, plan.splits, p as *const f32, alpha, beta, o as *mut f32)
+        });
+    }
     c.copy_from_slice(out.as_slice());
+    Leftovers { partial: partial.as_slice().to_vec(), counters }
 }
 
 /// Shapes through every edge: M = 1 and 2..8 and past 8, N below, at and
@@ -77,12 +98,19 @@ const SHAPES: &[(u32, u32, u32)] = &[
     // 512 rows at 1, 8 and 16 rows of A).
     (1, 16, 8200),
     (5, 40, 2100),
+    // Blocks narrowed so that the kernel adds its slices (at 132 SMs).
+    (1, 1032, 700),
 ];
 
-fn plans((m, n, k): (u32, u32, u32), element_bytes: u32) -> [SmallMPlan; 2] {
+fn plans((m, n, k): (u32, u32, u32), element_bytes: u32) -> [SmallMPlan; 3] {
     // K split over several blocks (as a GPU's many SMs ask for, with fewer
-    // blocks to emulate), and one block per tile (no split of K).
-    [SmallMPlan::new((m, n, k), element_bytes, 8, 2), SmallMPlan::new((m, n, k), element_bytes, 1, 1)]
+    // blocks to emulate), split finer (the slices too many for the last
+    // block, at deep K), and one block per tile (no split of K).
+    [
+        SmallMPlan::new((m, n, k), element_bytes, 8, 2),
+        SmallMPlan::new((m, n, k), element_bytes, 33, 4),
+        SmallMPlan::new((m, n, k), element_bytes, 1, 1),
+    ]
 }
 
 fn check(what: &str, shape: (u32, u32, u32), plan: SmallMPlan, v: Verdict) {
@@ -97,9 +125,9 @@ fn small_m_bf16_is_correct_at_odd_shapes() {
         let (a, b) = (emulator::aligned_u16(&problem.a), emulator::aligned_u16(&problem.b));
         for plan in plans((m, n, k), 2) {
             let kernel = match plan.rows {
-                1 => (bf16_rung::BF16_SMALL_M1, bf16_rung::bf16_small_m1 as unsafe fn(_, _, _, _, _, _, _)),
-                8 => (bf16_rung::BF16_SMALL_M8, bf16_rung::bf16_small_m8 as unsafe fn(_, _, _, _, _, _, _)),
-                _ => (bf16_rung::BF16_SMALL_M16, bf16_rung::bf16_small_m16 as unsafe fn(_, _, _, _, _, _, _)),
+                1 => (bf16_rung::BF16_SMALL_M1, bf16_rung::bf16_small_m1 as SmallMFn<_>),
+                8 => (bf16_rung::BF16_SMALL_M8, bf16_rung::bf16_small_m8 as SmallMFn<_>),
+                _ => (bf16_rung::BF16_SMALL_M16, bf16_rung::bf16_small_m16 as SmallMFn<_>),
             };
             let mut c = vec![f32::from_bits(ptx_ladder::device::POISON_BITS); (m * n) as usize];
             let args = ((a.as_ptr() as usize, problem.a.len()), (b.as_ptr() as usize, problem.b.len()));
@@ -111,6 +139,8 @@ fn small_m_bf16_is_correct_at_odd_shapes() {
 
 #[test]
 fn small_m_f32_is_correct_at_odd_shapes_with_alpha_and_beta() {
+    // (slices added by the last block, by a second kernel, narrowed blocks)
+    let mut paths = (0, 0, 0);
     for &(m, n, k) in SHAPES {
         for (alpha, beta) in [(1.0, 0.0), (-0.75, 1.5)] {
             let problem = Problem::random((m, n, k), alpha, beta, (m * 5 + n + k) as u64);
@@ -118,18 +148,73 @@ fn small_m_f32_is_correct_at_odd_shapes_with_alpha_and_beta() {
             let (a, b) = (AlignedBuffer::from_slice(&problem.a), AlignedBuffer::from_slice(&problem.b));
             for plan in plans((m, n, k), 4) {
                 let kernel = match plan.rows {
-                    1 => (sgemm_rung::SGEMM_SMALL_M1, sgemm_rung::sgemm_small_m1 as unsafe fn(_, _, _, _, _, _, _)),
-                    8 => (sgemm_rung::SGEMM_SMALL_M8, sgemm_rung::sgemm_small_m8 as unsafe fn(_, _, _, _, _, _, _)),
-                    _ => (sgemm_rung::SGEMM_SMALL_M16, sgemm_rung::sgemm_small_m16 as unsafe fn(_, _, _, _, _, _, _)),
+                    1 => (sgemm_rung::SGEMM_SMALL_M1, sgemm_rung::sgemm_small_m1 as SmallMFn<_>),
+                    8 => (sgemm_rung::SGEMM_SMALL_M8, sgemm_rung::sgemm_small_m8 as SmallMFn<_>),
+                    _ => (sgemm_rung::SGEMM_SMALL_M16, sgemm_rung::sgemm_small_m16 as SmallMFn<_>),
                 };
                 let mut c =
                     if beta == 0.0 { vec![f32::from_bits(ptx_ladder::device::POISON_BITS); (m * n) as usize] } else { problem.c.clone() };
                 let args = ((a.as_ptr() as usize, problem.a.len()), (b.as_ptr() as usize, problem.b.len()));
-                small_m_gemm::<f32>(kernel, plan, (m, n, k), args.0, args.1, alpha, beta, &mut c);
+                let left = small_m_gemm::<f32>(kernel, plan, (m, n, k), args.0, args.1, alpha, beta, &mut c);
                 check("small-M f32", (m, n, k), plan, verdict(&expected, &c));
+                assert!(left.counters.iter().all(|&t| t == 0), "counters not set back at {:?} with {plan:?}", (m, n, k));
+                if plan.adds_in_kernel() {
+                    slices_added_in_order(&left.partial, plan.splits, (alpha, beta), &problem.c, &c);
+                    paths.0 += (plan.splits > 1) as u32;
+                } else {
+                    paths.1 += 1;
+                }
+                paths.2 += (plan.groups < small_m::column_groups(n, 4)) as u32;
             }
         }
     }
+    assert!(paths.0 > 0 && paths.1 > 0 && paths.2 > 0, "both ways of adding the slices, and narrowed blocks: {paths:?}");
+}
+
+/// The kernel's last block of each tile adds the slices from 0.0 in slice
+/// order, then scales: `c` must be those bits exactly, whichever block came
+/// last.
+fn slices_added_in_order(partial: &[f32], splits: u32, (alpha, beta): (f32, f32), old: &[f32], c: &[f32]) {
+    let len = c.len();
+    for i in 0..len {
+        let sum = (0..splits as usize).fold(0.0f32, |s, j| s + partial[j * len + i]);
+        let want = if beta == 0.0 { alpha * sum } else { alpha * sum + beta * old[i] };
+        assert_eq!(c[i].to_bits(), want.to_bits(), "element {i} of {len}, {splits} slices");
+    }
+}
+
+/// Where K would need many slices for wide blocks, the plan narrows them
+/// (more k-lanes per block) until the kernel can add the slices itself;
+/// not where the block's slice of A would then be a large part of what it
+/// reads; and where even the narrowest blocks leave too many, it keeps the
+/// widest and a second kernel adds them.
+#[test]
+fn plans_narrow_their_blocks_to_add_in_one_launch() {
+    // fp32 M = 1, N = 4096 on 132 SMs x 8: 8 blocks of 512 columns would
+    // need 132 slices; 64 blocks of 64 columns need 16.
+    let o = SmallMPlan::new((1, 4096, 4096), 4, 132, 8);
+    assert_eq!((o.groups, o.splits), (16, 16), "{o:?}");
+    assert!(o.adds_in_kernel() && o.k_chunk.is_multiple_of(8 * small_m::K_GRANULE), "{o:?}");
+    // Wide B: 56 blocks of 512 columns, halved once to 112, 10 slices.
+    let gate_up = SmallMPlan::new((1, 28672, 4096), 4, 132, 8);
+    assert_eq!((gate_up.groups, gate_up.splits), (64, 10), "{gate_up:?}");
+    // bf16, N = 3584, K = 18944: 8 groups would still want 19 slices; cut
+    // into at most 16, the 56 x 15 blocks give the SMs most of theirs.
+    let qwen = SmallMPlan::new((1, 3584, 18944), 2, 132, 8);
+    assert_eq!((qwen.groups, qwen.splits), (8, 15), "{qwen:?}");
+    // 16 rows of A: blocks keep 512 columns (32 per row of A), so K's 64
+    // slices are added by a second kernel.
+    let o16 = SmallMPlan::new((16, 4096, 4096), 4, 132, 4);
+    assert_eq!(o16.groups, small_m::THREADS, "{o16:?}");
+    assert!(!o16.adds_in_kernel(), "{o16:?}");
+    // Deep K, few columns: 128 slices even at 8 groups.
+    let deep = SmallMPlan::new((64, 64, 65536), 4, 132, 4);
+    assert_eq!(deep.groups, small_m::column_groups(64, 4), "{deep:?}");
+    assert!(!deep.adds_in_kernel() && deep.splits > 100, "{deep:?}");
+    // Enough columns: wide blocks, K whole, added in the kernel.
+    let square = SmallMPlan::new((16, 4096, 4096), 4, 1, 1);
+    assert_eq!((square.groups, square.splits), (small_m::THREADS, 1));
+    assert!(square.adds_in_kernel());
 }
 
 #[test]
@@ -145,9 +230,9 @@ fn plans_fill_the_gpu_and_cover_k() {
     // Enough columns already: K is not split.
     assert_eq!(SmallMPlan::new((8, 1 << 20, 64), 2, 132, 4).splits, 1);
     // 100 columns: 16 groups of 8, so 8 k-lanes of 8 rows each per step.
-    assert_eq!(SmallMPlan::new((9, 100, 1), 2, 132, 4), SmallMPlan { rows: 16, cols: 8, k_chunk: 64, splits: 1 });
+    assert_eq!(SmallMPlan::new((9, 100, 1), 2, 132, 4), SmallMPlan { rows: 16, cols: 8, groups: 16, k_chunk: 64, splits: 1 });
     // fp32: 4 columns per thread, so 32 groups and 4 k-lanes.
-    assert_eq!(SmallMPlan::new((9, 100, 1), 4, 132, 4), SmallMPlan { rows: 16, cols: 4, k_chunk: 32, splits: 1 });
+    assert_eq!(SmallMPlan::new((9, 100, 1), 4, 132, 4), SmallMPlan { rows: 16, cols: 4, groups: 32, k_chunk: 32, splits: 1 });
     // A narrow B: 8 groups, 16 k-lanes, K split over every SM.
     let narrow = SmallMPlan::new((64, 64, 65536), 2, 132, 4);
     assert!(narrow.k_chunk.is_multiple_of(16 * small_m::K_GRANULE));
@@ -157,11 +242,13 @@ fn plans_fill_the_gpu_and_cover_k() {
     // per block of 16 fp32 rows take two.
     let deep = SmallMPlan::new((16, 512, 1 << 20), 4, 132, 8);
     assert!(deep.k_chunk > small_m::a_window(16), "{deep:?}");
-    assert_eq!(deep.shared_bytes(512), small_m::A_SHARED_BYTES);
+    assert_eq!(deep.shared_bytes(), small_m::A_SHARED_BYTES);
     // One dimension of blocks: groups of rows, blocks of columns, slices.
     let tall = SmallMPlan::new((40, 1000, 4096), 4, 132, 8);
     let grid = tall.launch(40, 1000).grid;
-    assert_eq!((grid.x, grid.y, grid.z), (3 * 2 * tall.splits, 1, 1), "{tall:?}");
+    let column_blocks = 1000u32.div_ceil(tall.block_columns());
+    assert_eq!((grid.x, grid.y, grid.z), (3 * column_blocks * tall.splits, 1, 1), "{tall:?}");
+    assert_eq!(tall.tiles(40, 1000), 3 * column_blocks);
 }
 
 /// `sum_slices` on the emulator against the order it documents: lane `y`

@@ -116,6 +116,14 @@ pub const FITTED_SM_BYTES_PER_SECOND: f64 = 65e9;
 /// barriers, the stores): the intercept of the same fit, about 5 µs.
 pub const FITTED_FIXED_SECONDS: f64 = 5e-6;
 
+/// What each round of the fitted-tiles rung's clusters after the first
+/// adds: every SM's pipeline drains and fills again, and the weights stop
+/// flowing meanwhile. Measured on the H200 at M = 1 on Llama-2-13B's o
+/// (5120²) and phi-2's fc1 (2560×10240): 80 tiles in clusters of 4, 30 at
+/// once, three rounds, took 29.8 and 29.0 µs where the model without it
+/// said 21: about 4.3 µs a round.
+pub const FITTED_ROUND_SECONDS: f64 = 4.3e-6;
+
 /// The fitted-tiles rung's wgmma rate against a full tile of rung 7
 /// ([`TILED_BF16_EFFICIENCY`]): its 128×128 tiles ran Llama-3-8B's qkv at
 /// M = 256 at 3.9 TFLOP/s per SM, 0.78 of rung 7's rate.
@@ -137,12 +145,17 @@ fn input_passes(dtype: Dtype) -> f64 {
     }
 }
 
-/// Blocks per SM the small-M plan aims for: as many as the 16-row fp32
-/// kernel's launch bounds fit (4). More blocks cut K finer and add partial
-/// sums: on the H200 at 8 per SM the fp32 kernel took 87.5 µs on
-/// Llama-3-8B's down at M = 16 and 44.4 µs at 64×64×65536, at 4 per SM
-/// 80.2 and 39.6 µs; at M = 1 the two were within 1%.
-pub const SMALL_M_BLOCKS_PER_SM: u32 = 4;
+/// Blocks per SM the small-M plan aims for at `m` rows of A. The 8- and
+/// 16-row kernels: as many as the 16-row fp32 kernel's launch bounds fit
+/// (4); more cut K finer and add partial sums (on the H200 at 8 per SM the
+/// fp32 kernel took 87.5 µs on Llama-3-8B's down at M = 16 and 44.4 µs at
+/// 64×64×65536, at 4 per SM 80.2 and 39.6 µs). The 1-row kernels hold a
+/// few sums per thread, so 8 blocks fit and keep twice the loads in
+/// flight: bf16 M = 1 o took 19.5 µs at 8 per SM, 22.0 at 4, 22.4 at 16
+/// (fp32: 26.6, 26.8, 27.6).
+pub const fn small_m_blocks_per_sm(m: u32) -> u32 {
+    if m == 1 { 8 } else { 4 }
+}
 
 /// How much of the shorter of memory time and arithmetic time a kernel
 /// fails to hide behind the longer: 0 is perfect overlap, 1 none. Rung 7
@@ -156,8 +169,17 @@ fn combined(memory: f64, arithmetic: f64) -> f64 {
     memory.max(arithmetic) + OVERLAP_LOSS * memory.min(arithmetic)
 }
 
+/// What the small-M kernel takes beyond its bytes, its FMAs and its
+/// launches: at M = 1 on the H200 it ran 5-10 µs longer than that on
+/// Llama-3-8B's projections and other models' (its one wave of blocks
+/// staging A and waiting on their first loads together, the tiles' last
+/// blocks adding the slices). The tensor-core rungs' models were fitted
+/// with their start in their rates.
+pub const SMALL_M_START_SECONDS: f64 = 5e-6;
+
 /// A kernel launch costs a few microseconds that no bandwidth hides; the
-/// small-M kernel has two (the partial products, then the reduction).
+/// small-M kernel needs a second one where its slices of K are too many
+/// for each tile's last block to add.
 pub const LAUNCH_SECONDS: f64 = 2.5e-6;
 
 /// What the model knows of the GPU.
@@ -333,14 +355,16 @@ pub fn intensity(size: (u32, u32, u32), input_bytes: f64) -> f64 {
 
 /// The small-M kernel's predicted time and plan.
 pub fn small_m_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine) -> (f64, SmallMPlan) {
-    let plan = SmallMPlan::new((m, n, k), input_bytes(dtype) as u32, gpu.multiprocessors, SMALL_M_BLOCKS_PER_SM);
+    let plan = SmallMPlan::new((m, n, k), input_bytes(dtype) as u32, gpu.multiprocessors, small_m_blocks_per_sm(m));
     let (mf, nf, kf) = (m as f64, n as f64, k as f64);
     // The blocks of each group of rows of A read the same B side by side:
     // DRAM sends it once, L2 the other times.
     let partials = 4.0 * plan.splits as f64 * mf * nf;
     let bytes = input_bytes(dtype) * (kf * nf + mf * kf) + 2.0 * partials + 4.0 * mf * nf;
     let flops = 2.0 * mf * nf * kf;
-    let time = combined(bytes / gpu.dram_bytes, flops / (gpu.fp32_flops * small_m_fma_efficiency(dtype))) + 2.0 * LAUNCH_SECONDS;
+    let launches = if plan.adds_in_kernel() { 1.0 } else { 2.0 };
+    let arithmetic = flops / (gpu.fp32_flops * small_m_fma_efficiency(dtype));
+    let time = combined(bytes / gpu.dram_bytes, arithmetic) + SMALL_M_START_SECONDS + launches * LAUNCH_SECONDS;
     (time, plan)
 }
 
@@ -479,8 +503,9 @@ pub fn cluster_split_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machin
 ///   of its rate;
 /// - the wgmmas run at [`FITTED_TILE_EFFICIENCY`] of rung 7's rate.
 ///
-/// Then the partial tiles' swap ([`CLUSTER_EXCHANGE_SECONDS_PER_BYTE`])
-/// and [`FITTED_FIXED_SECONDS`].
+/// Then the partial tiles' swap ([`CLUSTER_EXCHANGE_SECONDS_PER_BYTE`]),
+/// [`FITTED_ROUND_SECONDS`] for each round after the first, and
+/// [`FITTED_FIXED_SECONDS`].
 pub fn fitted_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine, kernel: &HopperKernel) -> (f64, KSlices) {
     let slices = kernel.slices((m, n, k), gpu.clusters);
     let (tile_m, tile_n) = (kernel.tiling.tile_m(), kernel.tiling.tiling.tile_n);
@@ -493,7 +518,8 @@ pub fn fitted_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine, kern
     let arithmetic = rounds * tile_seconds(dtype, (tile_m, tile_n), slice_k as u32, gpu, FITTED_TILE_EFFICIENCY);
     let tile_bytes = 4.0 * m.min(tile_m) as f64 * n.min(tile_n) as f64;
     let exchange = if slices.count == 1 { 0.0 } else { rounds * tile_bytes * CLUSTER_EXCHANGE_SECONDS_PER_BYTE };
-    (streaming.max(dram).max(arithmetic) + exchange + FITTED_FIXED_SECONDS, slices)
+    let restarts = (rounds - 1.0) * FITTED_ROUND_SECONDS;
+    (streaming.max(dram).max(arithmetic) + exchange + restarts + FITTED_FIXED_SECONDS, slices)
 }
 
 /// The fitted-tiles rung's tile shape for one shape: the number in
@@ -555,7 +581,7 @@ pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tensor_cores: 
     let intensity = intensity(size, input_bytes(dtype));
     let bound = if gpu.memory_bound(size, input_bytes(dtype)) { "memory-bound" } else { "compute-bound" };
     let roofline = format!("{intensity:.0} FLOP/B vs ridge {:.0}: {bound}", gpu.ridge());
-    let small_m_why = format!("small-M kernel, {} K-splits x {} column blocks", plan.splits, n.div_ceil(plan.block_columns(n)));
+    let small_m_why = format!("small-M kernel, {} K-splits x {} column blocks", plan.splits, n.div_ceil(plan.block_columns()));
     if !tensor_cores {
         return Choice {
             pick: Pick::SmallM(plan),
@@ -675,16 +701,20 @@ mod tests {
     #[test]
     fn reasons_carry_the_numbers_that_decide() {
         // At M = 16 the swapped 16-row tiles waste nothing, and their
-        // stages hold eight times as many weights as A.
+        // stages hold eight times as many weights as A. The fitted tiles'
+        // 224 tiles of 16x128 take two rounds of the SMs, which the
+        // swap-AB rung's persistent blocks do not restart for.
         let choice = choose(Dtype::Bf16, (16, 28672, 4096), &Machine::H200, true);
-        assert_eq!(choice.pick, Pick::FittedTiles { tile: 0, slices: KSlices::whole(64) }, "{}", choice.why);
-        assert!(choice.why.ends_with("A and B swapped, tiles of 16 rows x 128 columns, K whole"), "{}", choice.why);
+        assert_eq!(choice.pick, Pick::SwapAb(KSlices::whole(64)), "{}", choice.why);
+        assert!(choice.why.ends_with("weights as wgmma's M (A and B swapped), K whole"), "{}", choice.why);
+        assert!(choice.why.contains("swap-AB 77, fitted tiles 80"), "{}", choice.why);
         assert!(choose(Dtype::Bf16, (17, 28672, 4096), &Machine::H200, true).swap_seconds.is_none());
         let choice = choose(Dtype::Bf16, (1, 4096, 14336), &Machine::H200, true);
         assert!(choice.why.starts_with("1 FLOP/B vs ridge 220: memory-bound"), "{}", choice.why);
-        // 117 MB of weights and 4 MB of partial sums (K in 128 pieces) at
-        // 4.5 TB/s (27 us), half of 17.6 us of FMAs, two launches.
-        assert!((choice.small_m_seconds * 1e6 - 40.8).abs() < 0.1, "{}", choice.small_m_seconds);
+        // 117 MB of weights and 0.5 MB of partial sums (K in 16 pieces, 64
+        // blocks of 64 columns) at 4.5 TB/s (26 us), half of 17.6 us of
+        // FMAs, 5 us of start and one launch.
+        assert!((choice.small_m_seconds * 1e6 - 42.5).abs() < 0.1, "{}", choice.small_m_seconds);
         let elsewhere = choose(Dtype::Bf16, (4096, 4096, 4096), &Machine::H200, false);
         assert!(matches!(elsewhere.pick, Pick::SmallM(_)) && elsewhere.why.ends_with("(no tensor-core rung here)"));
     }

@@ -1,6 +1,7 @@
 //! The small-M rung of both ladders ([`kernels_gpu::gemm::small_m`]): B streamed
 //! once on the CUDA cores, K split over blocks, the partial sums added in
-//! a fixed order by a second kernel; and the "auto" rung, which picks per
+//! a fixed order (by the kernel's last block of each tile, or by a second
+//! kernel where the slices are many); and the "auto" rung, which picks per
 //! shape between it and the ladder's top tensor-core rung
 //! ([`super::auto`]).
 
@@ -17,8 +18,10 @@ use kernels_gpu::gemm::small_m::SmallMPlan;
 use kernels_gpu::gemm::split_k;
 use kernels_gpu::launch::{Kernel, LaunchShape};
 
-/// Parameters of the partial-product kernels for inputs of `T`.
-type Params<T> = (u32, u32, u32, *const T, *const T, *mut f32, u32);
+/// Parameters of the small-M kernels for inputs of `T`: the sizes, A, B,
+/// C, alpha, beta, the partial sums, the tiles' counters, the plan's
+/// `k_chunk` and `groups`.
+type Params<T> = (u32, u32, u32, *const T, *const T, *mut f32, f32, f32, *mut f32, *mut u32, u32, u32);
 
 /// An element type the small-M kernels take, with its kernels by rows of A
 /// per block, and what "auto" needs to run the rungs its model names
@@ -79,35 +82,61 @@ impl SmallMElement for bf16 {
     }
 }
 
+/// Who adds a plan's slices of K, in words.
+pub fn summed_by(plan: &SmallMPlan) -> &'static str {
+    if plan.adds_in_kernel() { "added by each tile's last block" } else { "added by a second kernel" }
+}
+
 /// The plan for this GPU.
 fn plan<E: SmallMElement>(gpu: &Gpu, size: (u32, u32, u32)) -> SmallMPlan {
     let bytes = std::mem::size_of::<E::Bits>() as u32;
-    SmallMPlan::new(size, bytes, gpu.info.multiprocessors, auto::SMALL_M_BLOCKS_PER_SM)
+    SmallMPlan::new(size, bytes, gpu.info.multiprocessors, auto::small_m_blocks_per_sm(size.0))
 }
 
-/// The small-M kernels set up for one problem: the plan and the workspace
-/// of partial sums.
+/// The small-M kernels set up for one problem: the plan, the workspace
+/// of partial sums, and one counter per tile (zero between launches: the
+/// kernel's last block of each tile sets its counter back).
 pub struct SmallM<E: SmallMElement> {
     plan: SmallMPlan,
     kernel: Kernel<Params<E::Bits>>,
     partial: DeviceBuffer<f32>,
+    counters: DeviceBuffer<u32>,
 }
 
 impl<E: SmallMElement> SmallM<E> {
-    pub fn new(gpu: &Gpu, size: (u32, u32, u32)) -> Result<SmallM<E>> {
-        let plan = plan::<E>(gpu, size);
-        let floats = plan.workspace(size.0, size.1);
+    pub fn new(gpu: &Gpu, (m, n, k): (u32, u32, u32)) -> Result<SmallM<E>> {
+        let plan = plan::<E>(gpu, (m, n, k));
+        let floats = plan.workspace(m, n);
         gpu.ensure_fits(4 * floats as u128, "the small-M kernel's partial sums")?;
-        Ok(SmallM { plan, kernel: E::kernel(plan.rows), partial: gpu.alloc(floats as usize, "the partial sums")? })
+        let partial = gpu.alloc(floats as usize, "the partial sums")?;
+        let counters = gpu.upload(&vec![0u32; plan.tiles(m, n) as usize], "the small-M kernel's tile counters")?;
+        Ok(SmallM { plan, kernel: E::kernel(plan.rows), partial, counters })
     }
 }
 
 impl<E: SmallMElement> Gemm<E> for SmallM<E> {
     fn run(&self, gpu: &Gpu, args: &Args<E>) -> Result<()> {
         let (m, n, k) = (args.m, args.n, args.k);
-        let (plan, partial) = (self.plan, pointer(&self.partial));
-        gpu.launch(&self.kernel, plan.launch(m, n), (m, n, k, pointer(args.a), pointer(args.b), partial, plan.k_chunk))?;
-        let sums = (m * n, plan.splits, partial, args.alpha, args.beta, pointer(args.c));
+        let (plan, partial, c) = (self.plan, pointer(&self.partial), pointer(args.c));
+        let params = (
+            m,
+            n,
+            k,
+            pointer(args.a),
+            pointer(args.b),
+            c,
+            args.alpha,
+            args.beta,
+            partial,
+            pointer(&self.counters),
+            plan.k_chunk,
+            plan.groups,
+        );
+        gpu.launch(&self.kernel, plan.launch(m, n), params)?;
+        if plan.adds_in_kernel() {
+            return Ok(());
+        }
+        let sums = (m * n, plan.splits, partial, args.alpha, args.beta, c);
         gpu.launch(&split_k::SUM_SLICES, split_k::sum_launch(m * n, plan.splits), sums)
     }
 }
@@ -143,7 +172,7 @@ impl<E: SmallMElement> RungKernel<E> for SmallMRung {
 
     fn explain(&self, gpu: &Gpu, size: (u32, u32, u32)) -> Option<String> {
         let p = plan::<E>(gpu, size);
-        Some(format!("{} rows of A per block, K in {} pieces of {}", p.rows, p.splits, p.k_chunk))
+        Some(format!("{} rows of A per block, K in {} pieces of {}, {}", p.rows, p.splits, p.k_chunk, summed_by(&p)))
     }
 
     fn prepare(&self, gpu: &Gpu, buffers: &Buffers<E>) -> Result<Box<dyn Gemm<E>>> {

@@ -6,33 +6,73 @@
 //! projection (N = 4096) has 16 tiles for 132 SMs. Reading the weights is
 //! all the time there is: this rung streams B once with 16-byte loads (8
 //! bf16 each), splits K over blocks until every SM has several, multiplies
-//! in fp32 on the CUDA cores, and adds the partial sums in a fixed order.
+//! in fp32 on the CUDA cores, and adds the partial sums in a fixed order
+//! (in the same launch when the slices are few).
 //! The body is shared with SGEMM rung 13 ([`crate::gemm::small_m`]); these
 //! are its bf16 entries, one per rows of A per block.
 
-use crate::gemm::small_m::{cols, partial_product};
+use crate::gemm::small_m::{cols, gemm};
 use crate::launch::Kernel;
 use kernels_macros::kernel;
 
 /// The entries' parameters.
-type Params = (u32, u32, u32, *const u16, *const u16, *mut f32, u32);
+type Params = (u32, u32, u32, *const u16, *const u16, *mut f32, f32, f32, *mut f32, *mut u32, u32, u32);
 
 /// bf16 A and B, one row of A per block (M = 1, decoding).
 #[kernel]
-pub unsafe fn bf16_small_m1(m: u32, n: u32, k: u32, a: *const u16, b: *const u16, partial: *mut f32, k_chunk: u32) {
-    unsafe { partial_product::<u16, 1, { cols::<u16>() }>((m, n, k), a, b, partial, k_chunk) }
+pub unsafe fn bf16_small_m1(
+    m: u32,
+    n: u32,
+    k: u32,
+    a: *const u16,
+    b: *const u16,
+    c: *mut f32,
+    alpha: f32,
+    beta: f32,
+    partial: *mut f32,
+    counters: *mut u32,
+    k_chunk: u32,
+    groups: u32,
+) {
+    unsafe { gemm::<u16, 1, { cols::<u16>() }>((m, n, k), (a, b), (c, alpha, beta), (partial, counters), (k_chunk, groups)) }
 }
 
 /// bf16 A and B, up to 8 rows of A per block.
 #[kernel]
-pub unsafe fn bf16_small_m8(m: u32, n: u32, k: u32, a: *const u16, b: *const u16, partial: *mut f32, k_chunk: u32) {
-    unsafe { partial_product::<u16, 8, { cols::<u16>() }>((m, n, k), a, b, partial, k_chunk) }
+pub unsafe fn bf16_small_m8(
+    m: u32,
+    n: u32,
+    k: u32,
+    a: *const u16,
+    b: *const u16,
+    c: *mut f32,
+    alpha: f32,
+    beta: f32,
+    partial: *mut f32,
+    counters: *mut u32,
+    k_chunk: u32,
+    groups: u32,
+) {
+    unsafe { gemm::<u16, 8, { cols::<u16>() }>((m, n, k), (a, b), (c, alpha, beta), (partial, counters), (k_chunk, groups)) }
 }
 
 /// bf16 A and B, up to 16 rows of A per block.
 #[kernel]
-pub unsafe fn bf16_small_m16(m: u32, n: u32, k: u32, a: *const u16, b: *const u16, partial: *mut f32, k_chunk: u32) {
-    unsafe { partial_product::<u16, 16, { cols::<u16>() }>((m, n, k), a, b, partial, k_chunk) }
+pub unsafe fn bf16_small_m16(
+    m: u32,
+    n: u32,
+    k: u32,
+    a: *const u16,
+    b: *const u16,
+    c: *mut f32,
+    alpha: f32,
+    beta: f32,
+    partial: *mut f32,
+    counters: *mut u32,
+    k_chunk: u32,
+    groups: u32,
+) {
+    unsafe { gemm::<u16, 16, { cols::<u16>() }>((m, n, k), (a, b), (c, alpha, beta), (partial, counters), (k_chunk, groups)) }
 }
 
 /// The rung's entries, by rows of A per block (1, 8, 16).

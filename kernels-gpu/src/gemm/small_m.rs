@@ -27,9 +27,21 @@
 //! - enough blocks: with few columns (N = 4096 is 8 blocks of 512 fp32
 //!   columns) most SMs would idle, so K is split too (split-K): each
 //!   block sums its own `k_chunk` rows of B into a partial C in a
-//!   workspace, and [`sum_slices`](crate::gemm::split_k::sum_slices) adds
-//!   the partials in a fixed order, so the same inputs give the same bits
-//!   on every run.
+//!   workspace, and the partials are added in a fixed order, so the same
+//!   inputs give the same bits on every run;
+//! - one launch where it can: a second kernel that adds the partials
+//!   costs a launch and a pass over them. Where the slices are few, the
+//!   tile's last block to finish adds them (`add_slices_if_last`): each
+//!   block counts itself in with an atomic add after a device-wide fence,
+//!   and the one that counts last reads the others' slices from L2. To
+//!   make the slices few at M = 1, blocks are made narrower (fewer
+//!   columns, more threads along K, added up in shared memory): 1-4%
+//!   faster on the H200. Not at 8 or 16 rows, where every block stages
+//!   its slice of A and narrow blocks would mostly re-read A. Where the
+//!   slices stay too many for one block to read ([`last_block_adds`]:
+//!   deep K with few columns),
+//!   [`sum_slices`](crate::gemm::split_k::sum_slices) adds them in a
+//!   second launch spread over the whole GPU.
 //!
 //! Rows of A beyond a block's 1, 8 or 16 go to further blocks, each
 //! reading the same piece of B: launched next to each other, all but the
@@ -37,7 +49,7 @@
 //! kernel is for M up to a few times 16; past that the tensor-core rungs
 //! win.
 
-use crate::gpu::{self, load_f32x4, load_f32x4_streaming, store_f32x4};
+use crate::gpu::{self, load_f32x4, load_f32x4_l2, load_f32x4_streaming, store_f32x4};
 use crate::launch::{Dim3, LaunchShape};
 
 /// Threads per block.
@@ -56,11 +68,6 @@ pub const fn cols_of(element_bytes: u32) -> u32 {
 /// [`cols_of`] for elements of type `E`.
 pub const fn cols<E>() -> usize {
     cols_of(core::mem::size_of::<E>() as u32) as usize
-}
-
-/// Columns of B per block, `cols` per thread.
-pub const fn block_columns(n: u32, cols: u32) -> u32 {
-    column_groups(n, cols) * cols
 }
 
 /// A block's share of K is a multiple of this times its k-lanes.
@@ -208,11 +215,12 @@ unsafe fn stage_a<E: Element, const ROWS: usize>(
     }
 }
 
-/// Groups of `cols` columns per block for an `n`-column B: enough to cover
-/// `n`, a power of two from 8 to [`THREADS`]. The block's threads beyond
-/// one per group split the block's share of K between them ("k-lanes"),
-/// so a narrow B (N = 64 of bf16: 8 groups, 16 k-lanes) still keeps every
-/// thread streaming.
+/// The most groups of `cols` columns a block takes for an `n`-column B:
+/// enough to cover `n`, a power of two from 8 to [`THREADS`]. The block's
+/// threads beyond one per group split the block's share of K between them
+/// ("k-lanes"), so a narrow B (N = 64 of bf16: 8 groups, 16 k-lanes) still
+/// keeps every thread streaming. The plan may take fewer
+/// ([`SmallMPlan::new`]).
 pub const fn column_groups(n: u32, cols: u32) -> u32 {
     let needed = n.div_ceil(cols);
     let mut groups = 8;
@@ -227,8 +235,34 @@ const REDUCE_ROWS: usize = 4;
 
 /// Shared memory for adding up the k-lanes: one round's partial rows of
 /// every thread (0 when a block has no k-lanes to add).
-const fn reduce_bytes(n: u32, cols: u32) -> u32 {
-    if column_groups(n, cols) == THREADS { 0 } else { THREADS * REDUCE_ROWS as u32 * cols * 4 }
+const fn reduce_bytes(groups: u32, cols: u32) -> u32 {
+    if groups == THREADS { 0 } else { THREADS * REDUCE_ROWS as u32 * cols * 4 }
+}
+
+/// The most slices of K the last block of a tile adds: two rounds of
+/// [`IN_FLIGHT`] loads from L2, a few microseconds at most.
+pub const FEW_SLICES: u32 = 16;
+
+/// Loads of partial sums each thread of the last block has in flight.
+pub const IN_FLIGHT: usize = 8;
+
+/// Columns of B a block keeps per row of A, at least, when the plan
+/// narrows it: every block stages its whole slice of A, so with 16 rows of
+/// A and 64 columns A would be a fifth of what a block reads, and at M = 16
+/// the narrowed blocks measured 1.2-2.3x slower. At 32 columns per row, A
+/// is at most a 33rd.
+pub const COLUMNS_PER_ROW_OF_A: u32 = 32;
+
+/// Bytes of partial sums the last block of a tile may read to add the
+/// tile's slices: 16 loads of 16 bytes for each of its threads.
+pub const LAST_BLOCK_BYTES: u32 = 32 * 1024;
+
+/// Whether the last block of each tile adds the tile's `splits` slices
+/// (`rows` × `block_columns` fp32 each) in the kernel, rather than
+/// [`sum_slices`](crate::gemm::split_k::sum_slices) in a second launch:
+/// when they are few and small. Host and kernel both ask this.
+pub const fn last_block_adds(splits: u32, rows: u32, block_columns: u32) -> bool {
+    splits <= FEW_SLICES && splits as u64 * rows as u64 * block_columns as u64 * 4 <= LAST_BLOCK_BYTES as u64
 }
 
 /// Bytes of shared memory for a block's slice of A (as fp32): a block
@@ -290,28 +324,33 @@ unsafe fn stream<E: Element, const ROWS: usize, const COLS: usize>(
     }
 }
 
-/// One block's share of `C = A·B`: a group of `ROWS` rows of A, a block of
-/// columns of B, a slice `s` of K (`k_chunk` rows), summed into
-/// `partial[s]`, an `m`×`n` slice of the workspace.
+/// One block's share of `C = alpha·A·B + beta·C`: a group of `ROWS` rows
+/// of A, a block of `groups` × `COLS` columns of B, a slice `s` of K
+/// (`k_chunk` rows), summed into `partial[s]`, an `m`×`n` slice of the
+/// workspace; then, where [`last_block_adds`], the tile's last block adds
+/// the slices into C (`add_slices_if_last`, with `counters`, one per
+/// tile, zero before the launch and after it).
 ///
 /// # Safety
-/// `a` is `m`×`k`, `b` is `k`×`n` (16-byte aligned), `partial` has one
-/// `m`×`n` slice per slice of K; the launch is [`SmallMPlan::launch`]'s.
+/// `a` is `m`×`k`, `b` is `k`×`n` (16-byte aligned), `c` is `m`×`n`,
+/// `partial` has one `m`×`n` slice per slice of K; the launch is
+/// [`SmallMPlan::launch`]'s, `k_chunk` and `groups` its plan's.
 #[inline(always)]
-pub unsafe fn partial_product<E: Element, const ROWS: usize, const COLS: usize>(
+pub unsafe fn gemm<E: Element, const ROWS: usize, const COLS: usize>(
     (m, n, k): (u32, u32, u32),
-    a: *const E,
-    b: *const E,
-    partial: *mut f32,
-    k_chunk: u32,
+    (a, b): (*const E, *const E),
+    (c, alpha, beta): (*mut f32, f32, f32),
+    (partial, counters): (*mut f32, *mut u32),
+    (k_chunk, groups): (u32, u32),
 ) {
-    let groups = column_groups(n, COLS as u32);
     let lanes = THREADS / groups;
     let thread = gpu::thread_idx().x;
     let (group, lane) = (thread % groups, thread / groups);
-    let (row_group, column_block, split) = block_coordinates(m.div_ceil(ROWS as u32), n.div_ceil(groups * COLS as u32));
+    let (row_groups, column_blocks) = (m.div_ceil(ROWS as u32), n.div_ceil(groups * COLS as u32));
+    let (row_group, column_block, split) = block_coordinates(row_groups, column_blocks);
     let row0 = row_group * ROWS as u32;
-    let col = (column_block * groups + group) * COLS as u32;
+    let col0 = column_block * groups * COLS as u32;
+    let col = col0 + group * COLS as u32;
     // The whole block leaves together, before any barrier.
     if row0 >= m {
         return;
@@ -348,12 +387,32 @@ pub unsafe fn partial_product<E: Element, const ROWS: usize, const COLS: usize>(
                 unsafe { store_row(slice, n, (row0 + r as u32, col), &acc[r], whole) };
             }
         }
-        return;
+    } else {
+        unsafe { add_lanes::<ROWS, COLS>(&acc, (groups, lanes), (row0, rows_of_a), (col0, n), slice) };
     }
-    // Add the k-lanes' sums, lane 0 first, a few rows at a time. Slot i of
-    // thread t is word i·THREADS + t: a warp's writes hit 32 banks. The
-    // same shared memory held the slice of A: every thread must be done
-    // reading it before any writes a sum there.
+    let splits = k.div_ceil(k_chunk);
+    let block_columns = groups * COLS as u32;
+    if last_block_adds(splits, ROWS as u32, block_columns) {
+        let counter = unsafe { counters.add((column_block * row_groups + row_group) as usize) };
+        let tile = ((row0, rows_of_a), (col0, block_columns.min(n - col0)));
+        unsafe { add_slices_if_last((m, n), tile, (partial, splits), counter, (c, alpha, beta)) };
+    }
+}
+
+/// Adds the k-lanes' sums (`acc` of every thread) into `slice`, lane 0
+/// first, a few rows at a time through shared memory. Slot i of thread t is
+/// word i·THREADS + t: a warp's writes hit 32 banks. The same shared memory
+/// held the slice of A: every thread must be done reading it before any
+/// writes a sum there.
+#[inline(always)]
+unsafe fn add_lanes<const ROWS: usize, const COLS: usize>(
+    acc: &[[f32; COLS]; ROWS],
+    (groups, lanes): (u32, u32),
+    (row0, rows_of_a): (u32, u32),
+    (col0, n): (u32, u32),
+    slice: *mut f32,
+) {
+    let thread = gpu::thread_idx().x;
     let shared = gpu::dynamic_shared::<f32>();
     gpu::sync_threads();
     let rounds = ROWS.div_ceil(REDUCE_ROWS);
@@ -373,7 +432,7 @@ pub unsafe fn partial_product<E: Element, const ROWS: usize, const COLS: usize>(
         while out < REDUCE_ROWS * per_row {
             let r = round * REDUCE_ROWS + out / per_row;
             let (owner, c) = ((out % per_row) / COLS, out % COLS);
-            let column = (column_block * groups) * COLS as u32 + (out % per_row) as u32;
+            let column = col0 + (out % per_row) as u32;
             if r < ROWS && (r as u32) < rows_of_a && column < n {
                 let slot = ((r % REDUCE_ROWS) * COLS + c) * THREADS as usize + owner;
                 let mut sum = 0.0f32;
@@ -386,6 +445,100 @@ pub unsafe fn partial_product<E: Element, const ROWS: usize, const COLS: usize>(
         }
         gpu::sync_threads();
     }
+}
+
+/// The end of a block whose tile's slices are added in the kernel: the
+/// block counts itself in on the tile's counter, and the last of the
+/// tile's `splits` blocks adds their slices of `partial`, in slice order,
+/// into C (`alpha`·sum + `beta`·C, C not read when beta is 0) and sets the
+/// counter back to zero for the next launch. The order does not depend on
+/// which block comes last, so the bits do not either.
+///
+/// Why it is safe: every thread's slice stores come before its device-wide
+/// fence, the fences before the barrier, the barrier before thread 0's
+/// acquire-release add; the last block's add acquires what every earlier
+/// add released, and its threads read the slices from L2 after a barrier
+/// and a fence of their own.
+///
+/// # Safety
+/// As [`gemm`]; `counter` is the tile's.
+#[inline(always)]
+unsafe fn add_slices_if_last(
+    (m, n): (u32, u32),
+    ((row0, rows), (col0, width)): ((u32, u32), (u32, u32)),
+    (partial, splits): (*const f32, u32),
+    counter: *mut u32,
+    (c, alpha, beta): (*mut f32, f32, f32),
+) {
+    let thread = gpu::thread_idx().x;
+    gpu::fence_device();
+    // Also: every thread is done with shared memory, which holds the flag.
+    gpu::sync_threads();
+    let last = gpu::dynamic_shared::<u32>();
+    if thread == 0 {
+        let before = unsafe { gpu::atomic_add_acq_rel_u32(counter, 1) };
+        let is_last = before + 1 == splits;
+        if is_last {
+            // Every block of the tile has counted: nothing else touches
+            // the counter in this launch.
+            unsafe { gpu::store(counter, 0) };
+        }
+        unsafe { gpu::store(last, is_last as u32) };
+    }
+    gpu::sync_threads();
+    if unsafe { gpu::load(last) } == 0 {
+        return;
+    }
+    gpu::fence_device();
+    let slice_len = m as usize * n as usize;
+    // 16-byte accesses when N is a multiple of 4: then so are `col0` and
+    // `width`, and every slice starts 16-byte aligned.
+    let whole = n.is_multiple_of(4);
+    let per_row = if whole { width / 4 } else { width };
+    let mut item = thread;
+    while item < rows * per_row {
+        let (r, j) = (item / per_row, item % per_row);
+        let at = (row0 + r) as usize * n as usize + col0 as usize;
+        if whole {
+            let at = at + 4 * j as usize;
+            let sum = add_in_order(splits, |s| unsafe { load_f32x4_l2(partial.add(s as usize * slice_len + at)) });
+            let old = if beta == 0.0 { [0.0; 4] } else { unsafe { load_f32x4(c.add(at)) } };
+            unsafe { store_f32x4(c.add(at), core::array::from_fn(|i| alpha * sum[i] + beta * old[i])) };
+        } else {
+            let at = at + j as usize;
+            let [sum] = add_in_order(splits, |s| [unsafe { gpu::load_l2(partial.add(s as usize * slice_len + at)) }]);
+            let old = if beta == 0.0 { 0.0 } else { unsafe { gpu::load(c.add(at)) } };
+            unsafe { gpu::store(c.add(at), alpha * sum + beta * old) };
+        }
+        item += THREADS;
+    }
+}
+
+/// `read(0) + read(1) + … + read(splits - 1)`, from 0.0, in that order,
+/// with [`IN_FLIGHT`] reads in flight at a time.
+#[inline(always)]
+fn add_in_order<const W: usize>(splits: u32, read: impl Fn(u32) -> [f32; W]) -> [f32; W] {
+    let mut sum = [0.0f32; W];
+    let mut s = 0;
+    while s + IN_FLIGHT as u32 <= splits {
+        let v: [[f32; W]; IN_FLIGHT] = core::array::from_fn(|j| read(s + j as u32));
+        // Index loops: an array's iterator was not unrolled on the GPU
+        // and put the loads in local memory.
+        for j in 0..IN_FLIGHT {
+            for i in 0..W {
+                sum[i] += v[j][i];
+            }
+        }
+        s += IN_FLIGHT as u32;
+    }
+    while s < splits {
+        let v = read(s);
+        for i in 0..W {
+            sum[i] += v[i];
+        }
+        s += 1;
+    }
+    sum
 }
 
 /// Stores `COLS` sums at (`row`, `col..col + COLS`) of the `n`-column
@@ -409,23 +562,34 @@ unsafe fn store_row<const COLS: usize>(out: *mut f32, n: u32, (row, col): (u32, 
 }
 
 /// How one small-M GEMM is cut up: rows of A per block, columns per
-/// thread, K per block.
+/// block, K per block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SmallMPlan {
     /// Rows of A per block: 1, 8 or 16 (which kernel runs).
     pub rows: u32,
     /// Columns per thread: [`cols`] of the element type.
     pub cols: u32,
+    /// Groups of `cols` columns per block (8 to [`THREADS`]); the block's
+    /// other threads are k-lanes.
+    pub groups: u32,
     /// Rows of K per block; a multiple of [`K_GRANULE`] times the k-lanes.
     pub k_chunk: u32,
-    /// Blocks along K: the partial sums the reduction adds.
+    /// Blocks along K: the partial sums to add.
     pub splits: u32,
 }
 
 impl SmallMPlan {
     /// The plan for elements of `element_bytes` each (4 or 2): enough
     /// blocks to give each of `multiprocessors` SMs about `blocks_per_sm`
-    /// of them, splitting K no finer than 8 rows of B per k-lane.
+    /// of them, splitting K no finer than 8 rows of B per k-lane. Blocks
+    /// cover as many columns as they can ([`column_groups`]) unless that
+    /// leaves more slices of K than the kernel can add itself
+    /// ([`last_block_adds`]); then the widest narrower blocks (more of them
+    /// along N, so fewer along K) whose slices it can add, down to 8 groups
+    /// and [`COLUMNS_PER_ROW_OF_A`]; failing that, the widest whose slices
+    /// it can add when K is cut into at most [`FEW_SLICES`], if they still
+    /// give the SMs half their blocks. If none, the widest blocks, and a
+    /// second kernel adds the slices.
     pub const fn new((m, n, k): (u32, u32, u32), element_bytes: u32, multiprocessors: u32, blocks_per_sm: u32) -> SmallMPlan {
         let rows = match m {
             1 => 1,
@@ -433,34 +597,72 @@ impl SmallMPlan {
             _ => 16,
         };
         let cols = cols_of(element_bytes);
-        let tiles = n.div_ceil(block_columns(n, cols)) * m.div_ceil(rows);
-        let wanted = (multiprocessors * blocks_per_sm).div_ceil(tiles);
+        let slots = multiprocessors * blocks_per_sm;
+        let widest = SmallMPlan::with_groups((m, n, k), (rows, cols, column_groups(n, cols)), slots, u32::MAX);
+        if widest.adds_in_kernel() {
+            return widest;
+        }
+        let mut max_splits = u32::MAX;
+        loop {
+            let mut groups = widest.groups;
+            while groups > 8 && (groups / 2) * cols >= COLUMNS_PER_ROW_OF_A * rows {
+                groups /= 2;
+                let plan = SmallMPlan::with_groups((m, n, k), (rows, cols, groups), slots, max_splits);
+                if plan.adds_in_kernel() && 2 * plan.tiles(m, n) * plan.splits >= slots {
+                    return plan;
+                }
+            }
+            if max_splits == FEW_SLICES {
+                return widest;
+            }
+            max_splits = FEW_SLICES;
+        }
+    }
+
+    /// The plan with `groups` groups of columns per block, K split until
+    /// there are about `slots` blocks, into at most `max_splits` slices.
+    const fn with_groups((m, n, k): (u32, u32, u32), (rows, cols, groups): (u32, u32, u32), slots: u32, max_splits: u32) -> SmallMPlan {
+        let tiles = n.div_ceil(groups * cols) * m.div_ceil(rows);
+        let wanted = slots.div_ceil(tiles);
+        let wanted = if wanted > max_splits { max_splits } else { wanted };
         let chunk = k.div_ceil(if wanted == 0 { 1 } else { wanted });
-        let granule = K_GRANULE * (THREADS / column_groups(n, cols));
+        let granule = K_GRANULE * (THREADS / groups);
         let k_chunk = chunk.div_ceil(granule) * granule;
-        SmallMPlan { rows, cols, k_chunk, splits: k.div_ceil(k_chunk) }
+        SmallMPlan { rows, cols, groups, k_chunk, splits: k.div_ceil(k_chunk) }
     }
 
     /// Columns of B per block.
-    pub const fn block_columns(&self, n: u32) -> u32 {
-        block_columns(n, self.cols)
+    pub const fn block_columns(&self) -> u32 {
+        self.groups * self.cols
+    }
+
+    /// Whether the kernel adds the slices of K itself; otherwise
+    /// [`sum_slices`](crate::gemm::split_k::sum_slices) must, after it.
+    pub const fn adds_in_kernel(&self) -> bool {
+        last_block_adds(self.splits, self.rows, self.block_columns())
+    }
+
+    /// Tiles of C (groups of rows × blocks of columns): the counters the
+    /// kernel needs.
+    pub const fn tiles(&self, m: u32, n: u32) -> u32 {
+        m.div_ceil(self.rows) * n.div_ceil(self.block_columns())
     }
 
     /// Shared memory per block: a window of the slice of A, then the
     /// k-lanes' sums.
-    pub const fn shared_bytes(&self, n: u32) -> u32 {
+    pub const fn shared_bytes(&self) -> u32 {
         let window = a_window(self.rows);
         let a = 4 * self.rows * if self.k_chunk < window { self.k_chunk } else { window };
-        let reduce = reduce_bytes(n, self.cols);
+        let reduce = reduce_bytes(self.groups, self.cols);
         if a > reduce { a } else { reduce }
     }
 
-    /// Grid and block of the partial-product kernel.
+    /// Grid and block of the kernel.
     pub const fn launch(&self, m: u32, n: u32) -> LaunchShape {
         LaunchShape {
-            grid: Dim3::new(m.div_ceil(self.rows) * n.div_ceil(self.block_columns(n)) * self.splits, 1, 1),
+            grid: Dim3::new(self.tiles(m, n) * self.splits, 1, 1),
             block: Dim3::new(THREADS, 1, 1),
-            shared_bytes: self.shared_bytes(n),
+            shared_bytes: self.shared_bytes(),
         }
     }
 

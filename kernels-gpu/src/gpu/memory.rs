@@ -127,6 +127,98 @@ pub unsafe fn atomic_add_u32(ptr: *mut u32, value: u32) {
     }
 }
 
+/// `*ptr += value` on a 32-bit unsigned integer, returning the value before
+/// (`atom.acq_rel.gpu.global.add.u32`): a release of this thread's earlier
+/// writes and an acquire of those released by the threads that added
+/// before it, device-wide. A counter of blocks that finished their part:
+/// the block that reads `count - 1` is the last, and sees the others' work.
+///
+/// # Safety
+/// `ptr` must point to a `u32` in global memory.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub unsafe fn atomic_add_acq_rel_u32(ptr: *mut u32, value: u32) -> u32 {
+    #[cfg(target_arch = "nvptx64")]
+    unsafe {
+        let old: u32;
+        core::arch::asm!(
+            "{{ .reg .u64 g; cvta.to.global.u64 g, {p}; atom.acq_rel.gpu.global.add.u32 {old}, [g], {v}; }}",
+            old = out(reg32) old, p = in(reg64) ptr, v = in(reg32) value,
+            options(nostack, preserves_flags),
+        );
+        old
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        if !announce(ptr, AccessKind::Atomic, None) {
+            return unsafe { skipped_load() };
+        }
+        use core::sync::atomic::{AtomicU32, Ordering};
+        unsafe { AtomicU32::from_ptr(ptr) }.fetch_add(value, Ordering::AcqRel)
+    }
+}
+
+/// `fence.acq_rel.gpu` (`__threadfence()`): this thread's memory accesses
+/// before it are ordered, for every thread of the device, before those
+/// after it. A block writes its results, fences, then signals.
+#[inline(always)]
+pub fn fence_device() {
+    #[cfg(target_arch = "nvptx64")]
+    unsafe {
+        core::arch::asm!("fence.acq_rel.gpu;", options(nostack, preserves_flags))
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    core::sync::atomic::fence(core::sync::atomic::Ordering::SeqCst)
+}
+
+/// `*ptr` read from L2, past this SM's L1 (`ld.global.cg`): for data other
+/// blocks wrote during this kernel, which an L1 line could hold stale.
+///
+/// # Safety
+/// `ptr` must be readable global memory.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub unsafe fn load_l2(ptr: *const f32) -> f32 {
+    #[cfg(target_arch = "nvptx64")]
+    unsafe {
+        let v: f32;
+        core::arch::asm!(
+            "{{ .reg .u64 g; cvta.to.global.u64 g, {p}; ld.global.cg.f32 {v}, [g]; }}",
+            v = out(reg32) v, p = in(reg64) ptr,
+            options(readonly, nostack, preserves_flags),
+        );
+        v
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    unsafe {
+        load(ptr)
+    }
+}
+
+/// [`load_l2`] of `ptr[0..4]` in one 16-byte load; `ptr` 16-byte aligned.
+///
+/// # Safety
+/// `ptr..ptr+4` must be readable global memory.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
+pub unsafe fn load_f32x4_l2(ptr: *const f32) -> [f32; 4] {
+    #[cfg(target_arch = "nvptx64")]
+    unsafe {
+        let (a, b, c, d): (f32, f32, f32, f32);
+        core::arch::asm!(
+            "{{ .reg .u64 g; cvta.to.global.u64 g, {p}; ld.global.cg.v4.b32 {{{a}, {b}, {c}, {d}}}, [g]; }}",
+            a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
+            p = in(reg64) ptr,
+            options(readonly, nostack, preserves_flags),
+        );
+        [a, b, c, d]
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    unsafe {
+        load_f32x4(ptr)
+    }
+}
+
 /// Starts copying 16 bytes from global memory to shared memory without
 /// passing through registers. Only the first `valid_bytes` (0, 4, 8, 12 or
 /// 16) are read; the rest of the 16 destination bytes are filled with zeros,
