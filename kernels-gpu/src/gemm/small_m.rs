@@ -602,21 +602,31 @@ impl SmallMPlan {
         if widest.adds_in_kernel() {
             return widest;
         }
-        let mut max_splits = u32::MAX;
-        loop {
-            let mut groups = widest.groups;
-            while groups > 8 && (groups / 2) * cols >= COLUMNS_PER_ROW_OF_A * rows {
-                groups /= 2;
-                let plan = SmallMPlan::with_groups((m, n, k), (rows, cols, groups), slots, max_splits);
-                if plan.adds_in_kernel() && 2 * plan.tiles(m, n) * plan.splits >= slots {
-                    return plan;
-                }
-            }
-            if max_splits == FEW_SLICES {
-                return widest;
-            }
-            max_splits = FEW_SLICES;
+        // K cut for the SMs' full share of blocks first; then into at most
+        // FEW_SLICES, if that leaves them half.
+        match SmallMPlan::narrowed(widest, (m, n, k), slots, u32::MAX) {
+            Some(plan) => plan,
+            None => match SmallMPlan::narrowed(widest, (m, n, k), slots, FEW_SLICES) {
+                Some(plan) => plan,
+                None => widest,
+            },
         }
+    }
+
+    /// The widest plan narrower than `widest` (down to 8 groups and
+    /// [`COLUMNS_PER_ROW_OF_A`]) whose slices of K, at most `max_splits`,
+    /// the kernel adds itself, with blocks for at least half the `slots`.
+    const fn narrowed(widest: SmallMPlan, (m, n, k): (u32, u32, u32), slots: u32, max_splits: u32) -> Option<SmallMPlan> {
+        let (rows, cols) = (widest.rows, widest.cols);
+        let mut groups = widest.groups;
+        while groups > 8 && (groups / 2) * cols >= COLUMNS_PER_ROW_OF_A * rows {
+            groups /= 2;
+            let plan = SmallMPlan::with_groups((m, n, k), (rows, cols, groups), slots, max_splits);
+            if plan.adds_in_kernel() && 2 * plan.tiles(m, n) * plan.splits >= slots {
+                return Some(plan);
+            }
+        }
+        None
     }
 
     /// The plan with `groups` groups of columns per block, K split until
