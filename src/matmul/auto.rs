@@ -772,6 +772,26 @@ mod tests {
         assert!(choose(Dtype::F32, size, &Machine::H200, true).cluster_split_seconds.is_none());
     }
 
+    /// Shapes of other models: at M = 1, Llama-2-13B's o (5120²) and
+    /// phi-2's fc1 make 80 fitted tiles whose slices run as clusters of 4,
+    /// three rounds of the SMs, each after the first draining and refilling
+    /// every pipeline; the swapped tiles' persistent blocks do not restart.
+    #[test]
+    fn rounds_of_clusters_cost_a_restart_each() {
+        for size in [(1, 5120, 5120), (1, 10240, 2560)] {
+            let (tile, seconds, slices) = fitted_choice(Dtype::Bf16, size, &Machine::H200).unwrap();
+            let kernel = fitted_tiles(Dtype::Bf16)[tile];
+            let rounds = kernel.tiling.tiles(size.0, size.1).div_ceil(Machine::H200.clusters.of(slices.count));
+            assert_eq!(rounds, 3, "{size:?}");
+            let choice = choose(Dtype::Bf16, size, &Machine::H200, true);
+            assert!(matches!(choice.pick, Pick::SwapAb(_)), "{size:?}: {}", choice.why);
+            assert!(choice.swap_seconds.unwrap() < seconds, "{size:?}: {}", choice.why);
+        }
+        // One round (Llama-3-8B's o at M = 1: 64 tiles in clusters of 2, 66
+        // fit): no restart, the fitted tiles stay.
+        assert!(matches!(pick(Dtype::Bf16, (1, 4096, 4096)), Pick::FittedTiles { .. }));
+    }
+
     #[test]
     fn a_wave_with_one_tile_costs_a_whole_wave() {
         let h200 = Machine::H200;
