@@ -83,7 +83,7 @@ impl SmallMElement for bf16 {
 }
 
 /// Who adds a plan's slices of K, in words.
-pub fn summed_by(plan: &SmallMPlan) -> &'static str {
+fn summed_by(plan: &SmallMPlan) -> &'static str {
     if plan.adds_in_kernel() { "added by each tile's last block" } else { "added by a second kernel" }
 }
 
