@@ -115,6 +115,33 @@ mod tests {
         assert_eq!(suite, [Shape::new("1x4096x14336", (1, 4096, 14336)), Shape::new("lm_head", (16, 128256, 4096))]);
     }
 
+    /// The suites shipped in `docs/` parse, and each holds the shapes of
+    /// the measured tables it documents, in their order.
+    #[test]
+    fn the_shipped_suites_match_their_tables() {
+        let docs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs");
+        let read = |name: &str| std::fs::read_to_string(docs.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        for (suite, tables) in [
+            ("sweep-f32-rungs.csv", &["sweep-h200-f32-rungs.json"][..]),
+            ("sweep-small-m.csv", &["sweep-h200-f32-small-m.json", "sweep-h200-bf16-small-m.json"][..]),
+        ] {
+            let shapes = parse(&read(suite)).unwrap();
+            for table in tables {
+                let json: serde_json::Value = serde_json::from_str(&read(table)).unwrap();
+                let rows: Vec<Shape> = json["rows"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|r| {
+                        let axis = |a: &str| r[a].as_u64().unwrap() as u32;
+                        Shape::new(r["shape"].as_str().unwrap(), (axis("m"), axis("n"), axis("k")))
+                    })
+                    .collect();
+                assert_eq!(rows, shapes, "{table} against {suite}");
+            }
+        }
+    }
+
     #[test]
     fn bad_suites_name_the_line() {
         for (text, says) in [
