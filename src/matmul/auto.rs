@@ -153,8 +153,14 @@ fn input_passes(dtype: Dtype) -> f64 {
 /// few sums per thread, so 8 blocks fit and keep twice the loads in
 /// flight: bf16 M = 1 o took 19.5 µs at 8 per SM, 22.0 at 4, 22.4 at 16
 /// (fp32: 26.6, 26.8, 27.6).
-pub const fn small_m_blocks_per_sm(m: u32) -> u32 {
+const fn small_m_blocks_per_sm(m: u32) -> u32 {
     if m == 1 { 8 } else { 4 }
+}
+
+/// The small-M kernel's plan for elements of `element_bytes` on a GPU of
+/// `multiprocessors` SMs: what the model predicts and the rung runs.
+pub const fn small_m_plan((m, n, k): (u32, u32, u32), element_bytes: u32, multiprocessors: u32) -> SmallMPlan {
+    SmallMPlan::new((m, n, k), element_bytes, multiprocessors, small_m_blocks_per_sm(m))
 }
 
 /// How much of the shorter of memory time and arithmetic time a kernel
@@ -355,7 +361,7 @@ pub fn intensity(size: (u32, u32, u32), input_bytes: f64) -> f64 {
 
 /// The small-M kernel's predicted time and plan.
 pub fn small_m_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine) -> (f64, SmallMPlan) {
-    let plan = SmallMPlan::new((m, n, k), input_bytes(dtype) as u32, gpu.multiprocessors, small_m_blocks_per_sm(m));
+    let plan = small_m_plan((m, n, k), input_bytes(dtype) as u32, gpu.multiprocessors);
     let (mf, nf, kf) = (m as f64, n as f64, k as f64);
     // The blocks of each group of rows of A read the same B side by side:
     // DRAM sends it once, L2 the other times.

@@ -90,7 +90,7 @@ fn summed_by(plan: &SmallMPlan) -> &'static str {
 /// The plan for this GPU.
 fn plan<E: SmallMElement>(gpu: &Gpu, size: (u32, u32, u32)) -> SmallMPlan {
     let bytes = std::mem::size_of::<E::Bits>() as u32;
-    SmallMPlan::new(size, bytes, gpu.info.multiprocessors, auto::small_m_blocks_per_sm(size.0))
+    auto::small_m_plan(size, bytes, gpu.info.multiprocessors)
 }
 
 /// The small-M kernels set up for one problem: the plan, the workspace
