@@ -43,6 +43,10 @@ const SHAPES: &[(u32, u32, u32)] = &[
     (16, 4096, 4096),
     // Rung 13's 128-row tiles: 64 tiles of 128x64 in 2 slices.
     (128, 4096, 4096),
+    // Rung 14's 192-column tiles: fewer k-tiles (2) than the 3 chunks it
+    // keeps for the next tile, a partial last column of tiles, several
+    // tiles per cluster.
+    (1040, 6152, 72),
 ];
 
 /// Shapes for each of rung 13's tile shapes (the rung itself picks one per

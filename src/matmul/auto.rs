@@ -11,6 +11,10 @@
 //!   arithmetic time is the number of waves of tiles (tiles over SMs,
 //!   rounded up: a wave with one tile in it costs as much as a full one)
 //!   times one tile's time, combined with its bytes' time the same way;
+//! - the **narrow tiles** rung (BF16 rung 14) is rung 7 with tiles 192
+//!   wide: more tiles of three quarters the work, so a last wave that
+//!   128×256 tiles fill only partly can come out fuller
+//!   ([`narrow_time`]);
 //! - the **split-K** tensor-core rung (BF16 rung 9, SGEMM rung 14) cuts K
 //!   into slices until the tiles × slices fill the SMs
 //!   ([`kernels_gpu::gemm::split_k`]): the same tiles' arithmetic spread
@@ -80,6 +84,14 @@ pub const TILED_BF16_EFFICIENCY: f64 = 0.67;
 /// 989 TFLOP/s at 4096³: three TF32 products at half the BF16 rate, plus
 /// the split).
 pub const TILED_TF32X3_EFFICIENCY: f64 = 0.112;
+
+/// The narrow-tiles rung (BF16 rung 14, 128×192 tiles) against rung 7,
+/// per FLOP of full waves: each k-tile's A is shared by 192 columns, not
+/// 256, so more bytes per FLOP. Measured on the H200 where both ran whole
+/// waves: 8192³ 0.977, qkv at M = 8192 0.978, 4096³ 0.986; where rung 14
+/// filled a last wave that rung 7 left mostly empty (qkv at M = 1024,
+/// 1536×4096×4096, Llama-2-13B's o at M = 1024) 0.945-0.955.
+pub const NARROW_TILE_EFFICIENCY: f64 = 0.96;
 
 /// The split-K rung against rung 7, per full tile: its body is rung 4's
 /// (C stored from registers, not by TMA behind the next tile's
@@ -250,6 +262,8 @@ pub enum Pick {
     SmallM(SmallMPlan),
     /// The ladder's top tensor-core rung.
     Tiled,
+    /// The ladder's tiled rung with narrower tiles (BF16 rung 14).
+    NarrowTiles,
     /// The ladder's split-K tensor-core rung, K cut as given.
     SplitK(KSlices),
     /// The ladder's split-K rung that adds the slices in a cluster.
@@ -276,6 +290,9 @@ pub struct Choice {
     /// None where the tiled rung cannot run (not Hopper, or a shape its
     /// TMA copies cannot take).
     pub tiled_seconds: Option<f64>,
+    /// None where the ladder has no narrow-tiles rung, or the tiled rung
+    /// cannot run.
+    pub narrow_seconds: Option<f64>,
     /// None where the split-K rung cannot run (as the tiled rung).
     pub split_seconds: Option<f64>,
     /// None where the ladder has no rung adding slices in a cluster, or
@@ -299,6 +316,15 @@ pub fn split_kernel(dtype: Dtype) -> &'static HopperKernel {
     match dtype {
         Dtype::Bf16 => &kernels_gpu::bf16::r09_split_k::SPLIT_K,
         Dtype::F32 => &kernels_gpu::sgemm::r14_tf32x3_split_k::SPLIT_K,
+    }
+}
+
+/// The ladder's tiled rung with 128×192 tiles: BF16 rung 14; the SGEMM
+/// ladder has none.
+pub fn narrow_kernel(dtype: Dtype) -> Option<&'static HopperKernel> {
+    match dtype {
+        Dtype::Bf16 => Some(&kernels_gpu::bf16::r14_narrow_tiles::NARROW_TILES),
+        Dtype::F32 => None,
     }
 }
 
@@ -403,14 +429,27 @@ fn tile_seconds(dtype: Dtype, (rows, cols): (u32, u32), k: u32, gpu: &Machine, e
 /// rows. Its bytes stream at the TMA copies' rate
 /// ([`SPLIT_K_STREAM_EFFICIENCY`], measured on the split-K rung, which
 /// copies the same way).
-pub fn tiled_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine) -> (f64, u64) {
-    let kernel = tiled_kernel(dtype);
+pub fn tiled_time(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine) -> (f64, u64) {
+    tiled_time_of(dtype, size, gpu, tiled_kernel(dtype), 1.0)
+}
+
+/// The narrow-tiles rung's predicted time and tiles: as [`tiled_time`]
+/// over its own tiles (three quarters of rung 7's work each, so more of
+/// them, in waves of their own), at [`NARROW_TILE_EFFICIENCY`] of rung
+/// 7's rate per FLOP.
+pub fn narrow_time(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, kernel: &HopperKernel) -> (f64, u64) {
+    tiled_time_of(dtype, size, gpu, kernel, NARROW_TILE_EFFICIENCY)
+}
+
+/// A tiled kernel's time: its waves of tiles at `efficiency` of the tiled
+/// rung's rate per FLOP, with its bytes.
+fn tiled_time_of(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine, kernel: &HopperKernel, efficiency: f64) -> (f64, u64) {
     let (tile_m, tile_n, cluster) = (kernel.tiling.tile_m(), kernel.tiling.tiling.tile_n, kernel.tiling.cluster);
     let tiles = m.div_ceil(tile_m) as u64 * n.div_ceil(tile_n) as u64;
     let slots = m.div_ceil(tile_m * cluster) as u64 * cluster as u64 * n.div_ceil(tile_n) as u64;
     let waves = slots.div_ceil(gpu.multiprocessors as u64) as f64;
     let bytes = min_bytes((m, n, k), input_passes(dtype) * input_bytes(dtype));
-    let arithmetic = waves * tile_seconds(dtype, (tile_m, tile_n), k, gpu, 1.0);
+    let arithmetic = waves * tile_seconds(dtype, (tile_m, tile_n), k, gpu, efficiency);
     (combined(bytes / (gpu.dram_bytes * SPLIT_K_STREAM_EFFICIENCY), arithmetic) + LAUNCH_SECONDS, tiles)
 }
 
@@ -593,6 +632,7 @@ pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tensor_cores: 
             pick: Pick::SmallM(plan),
             small_m_seconds,
             tiled_seconds: None,
+            narrow_seconds: None,
             split_seconds: None,
             cluster_split_seconds: None,
             split_b_seconds: None,
@@ -605,9 +645,24 @@ pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tensor_cores: 
     let kernel = split_kernel(dtype);
     let (split_seconds, slices) = split_time(dtype, size, gpu, kernel);
     let busy = 100.0 * tiles.min(gpu.multiprocessors as u64) as f64 / gpu.multiprocessors as f64;
-    let waves = format!("{tiles} tiles on {} SMs ({busy:.0}% busy)", gpu.multiprocessors);
+    let tiled = tiled_kernel(dtype);
+    let (tile_m, tile_n) = (tiled.tiling.tile_m(), tiled.tiling.tiling.tile_n);
+    // Few tiles: how many SMs they keep busy; a wave or more: how full the
+    // last round is, which narrower tiles may fill better.
+    let waves = if tiles < gpu.multiprocessors as u64 {
+        format!("{tiles} tiles on {} SMs ({busy:.0}% busy)", gpu.multiprocessors)
+    } else {
+        format!("{tile_m}x{tile_n}: {}", rounds_words(tiles, tiled.tiling.cluster, gpu))
+    };
     let mut candidates =
         vec![(Pick::SmallM(plan), small_m_seconds, small_m_why), (Pick::Tiled, tiled_seconds, "tensor-core tiles".to_string())];
+    let narrow_seconds = narrow_kernel(dtype).map(|kernel| {
+        let (seconds, narrow_tiles) = narrow_time(dtype, size, gpu, kernel);
+        let (tile_m, tile_n) = (kernel.tiling.tile_m(), kernel.tiling.tiling.tile_n);
+        let why = format!("tensor-core tiles of {tile_m}x{tile_n}, {}", rounds_words(narrow_tiles, kernel.tiling.cluster, gpu));
+        candidates.push((Pick::NarrowTiles, seconds, why));
+        seconds
+    });
     let split_why = match slices.count {
         1 => "tensor-core tiles of the split-K rung, K whole".to_string(),
         _ => format!("tensor-core tiles, {}", cut_words(slices, kernel.tiling.tiling.tile_k, false)),
@@ -647,6 +702,7 @@ pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tensor_cores: 
         pick,
         small_m_seconds,
         tiled_seconds: Some(tiled_seconds),
+        narrow_seconds,
         split_seconds: Some(split_seconds),
         cluster_split_seconds,
         split_b_seconds,
@@ -656,11 +712,26 @@ pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tensor_cores: 
     }
 }
 
+/// How `tiles` tiles in clusters of `cluster` fill the SMs, round by
+/// round: "256 tiles in 2 rounds, the last 94% full", or "110 tiles in 1
+/// round, 83% full".
+fn rounds_words(tiles: u64, cluster: u32, gpu: &Machine) -> String {
+    let per_round = (gpu.multiprocessors / cluster * cluster) as u64;
+    let rounds = tiles.div_ceil(per_round).max(1);
+    let last = tiles - (rounds - 1) * per_round;
+    let full = 100.0 * last as f64 / per_round as f64;
+    match rounds {
+        1 => format!("{tiles} tiles in 1 round, {full:.0}% full"),
+        _ => format!("{tiles} tiles in {rounds} rounds, the last {full:.0}% full"),
+    }
+}
+
 /// A candidate's name in the reason.
 fn short_name(pick: &Pick) -> &'static str {
     match pick {
         Pick::SmallM(_) => "small-M",
         Pick::Tiled => "tiled",
+        Pick::NarrowTiles => "narrow tiles",
         Pick::SplitK(_) => "split-K",
         Pick::ClusterSplitK(_) => "cluster split-K",
         Pick::SplitB(_) => "split-B",
@@ -796,6 +867,29 @@ mod tests {
         // One round (Llama-3-8B's o at M = 1: 64 tiles in clusters of 2, 66
         // fit): no restart, the fitted tiles stay.
         assert!(matches!(pick(Dtype::Bf16, (1, 4096, 4096)), Pick::FittedTiles { .. }));
+    }
+
+    /// Where 128x256 tiles leave most of a last round empty, 128x192 tiles
+    /// fill it; where the rounds are full, the wider tiles do more work
+    /// per byte and win.
+    #[test]
+    fn narrow_tiles_fill_a_last_round() {
+        let narrow = |size: (u32, u32, u32)| pick(Dtype::Bf16, size) == Pick::NarrowTiles;
+        // Llama-3-8B's qkv at M = 1024: 192 tiles in 2 rounds (the last 45%
+        // full) against 256 in 2 (94%); measured 90.2 against 71.3 us.
+        assert!(narrow((1024, 6144, 4096)));
+        // Llama-2-13B's o and down at M = 1024, and 1536x4096x4096.
+        assert!(narrow((1024, 5120, 5120)) && narrow((1024, 5120, 13824)) && narrow((1536, 4096, 4096)));
+        // Full rounds either way: 4096^3 (4 rounds against 6 of three
+        // quarters), 8192^3 (16 against 21), qkv at M = 2048 and 8192,
+        // gate_up at M = 1024.
+        for size in [(4096, 4096, 4096), (8192, 8192, 8192), (2048, 6144, 4096), (8192, 6144, 4096), (1024, 28672, 4096)] {
+            assert_eq!(pick(Dtype::Bf16, size), Pick::Tiled, "{size:?}");
+        }
+        let choice = choose(Dtype::Bf16, (1024, 6144, 4096), &Machine::H200, true);
+        assert!(choice.why.contains("128x256: 192 tiles in 2 rounds, the last 45% full"), "{}", choice.why);
+        assert!(choice.why.ends_with("tensor-core tiles of 128x192, 256 tiles in 2 rounds, the last 94% full"), "{}", choice.why);
+        assert!(choose(Dtype::F32, (1024, 6144, 4096), &Machine::H200, true).narrow_seconds.is_none());
     }
 
     #[test]

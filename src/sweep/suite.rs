@@ -124,6 +124,7 @@ mod tests {
         for (suite, tables) in [
             ("sweep-f32-rungs.csv", &["sweep-h200-f32-rungs.json"][..]),
             ("sweep-small-m.csv", &["sweep-h200-f32-small-m.json", "sweep-h200-bf16-small-m.json"][..]),
+            ("sweep-waves.csv", &["sweep-h200-bf16-waves.json"][..]),
         ] {
             let shapes = parse(&read(suite)).unwrap();
             for table in tables {

@@ -27,7 +27,8 @@ pub mod r10_cluster_split_k;
 pub mod r11_swap_ab;
 pub mod r12_swap_ab_cluster;
 pub mod r13_fitted_tiles;
+pub mod r14_narrow_tiles;
 
-/// Every BF16 kernel in the portable PTX module (rung 1); rungs 2-7 and 9-13 are in
+/// Every BF16 kernel in the portable PTX module (rung 1); rungs 2-7 and 9-14 are in
 /// the sm_90a module, listed in [`crate::sm90a::KERNELS`].
 pub const KERNELS: &[Bf16Kernel] = &[r01_mma_sync::KERNEL];

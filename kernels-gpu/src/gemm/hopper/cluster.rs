@@ -1,6 +1,6 @@
-//! The block setup and producer of the clustered BF16 rungs (6 and 7):
-//! two blocks of a cluster compute two tiles of C stacked along M and
-//! share B's tiles, each producer multicasting its half of B's boxes into
+//! The block setup and producer of the clustered BF16 rungs (6, 7 and
+//! 14): two blocks of a cluster compute two tiles of C stacked along M and
+//! share B's tiles, each producer multicasting its share of B's boxes into
 //! both blocks; the stage ring is shared across the pair
 //! (`ring::Ring::clustered`).
 
@@ -14,7 +14,7 @@ pub(crate) use device::ClusterBlock;
 mod device {
     use super::CLUSTER;
     use crate::gemm::hopper::ring::Ring;
-    use crate::gemm::hopper::stages::{B_BOX_BYTES, STAGE_BYTES, Stages, TILING};
+    use crate::gemm::hopper::stages::{B_BOX_BYTES, Stages, TILING};
     use crate::gemm::hopper::tile_origin;
     use crate::gpu;
     use crate::gpu::hopper::descriptor::ATOM_BYTES;
@@ -23,18 +23,16 @@ mod device {
 
     const STAGES: u32 = TILING.stages;
     const TILE_M: u32 = TILING.tile_m;
-    const TILE_N: u32 = TILING.tile_n;
     const TILE_K: u32 = TILING.tile_k;
     const CONSUMERS: u32 = TILE_M / 64;
-    /// B's 64-column boxes each producer loads and multicasts.
-    const B_BOXES_EACH: u32 = TILE_N / 64 / CLUSTER;
     const EVERY_BLOCK: u16 = (1 << CLUSTER) - 1;
 
     /// What a block of a clustered rung sets up before its warpgroups part:
-    /// the stages, the staging area after them, the ring shared with the
-    /// other block, and the walk of the cluster over pairs of tiles.
-    pub struct ClusterBlock {
-        pub tiles: Stages,
+    /// the stages (of tiles `N` columns wide), the staging area after them,
+    /// the ring shared with the other block, and the walk of the cluster
+    /// over pairs of tiles.
+    pub struct ClusterBlock<const N: u32> {
+        pub tiles: Stages<N>,
         /// First byte after the stages: the epilogue's staging.
         pub staging: u32,
         pub ring: Ring,
@@ -46,11 +44,18 @@ mod device {
         band: u32,
     }
 
-    impl ClusterBlock {
+    impl<const N: u32> ClusterBlock<N> {
+        /// B's 64-column boxes per stage.
+        const B_BOXES: u32 = N / 64;
+        /// The most boxes one producer loads and multicasts: the first
+        /// producers take this many, the last what is left (192 columns:
+        /// 2 and 1).
+        const B_BOXES_EACH: u32 = Self::B_BOXES.div_ceil(CLUSTER);
+
         /// Lays out shared memory (`staging_bytes` of staging), has thread
         /// 0 set up the ring, and waits until both blocks have done so.
         #[inline(always)]
-        pub unsafe fn new((m, n, k): (u32, u32, u32), staging_bytes: u32, band: u32) -> ClusterBlock {
+        pub unsafe fn new((m, n, k): (u32, u32, u32), staging_bytes: u32, band: u32) -> ClusterBlock<N> {
             let base = shared_address(gpu::dynamic_shared::<u8>());
             let tiles = Stages { first: base.next_multiple_of(ATOM_BYTES) };
             let staging = tiles.a(STAGES);
@@ -61,7 +66,7 @@ mod device {
             // Both blocks' barriers exist before either producer multicasts or
             // either consumer arrives remotely.
             sync_cluster();
-            let grid = (m.div_ceil(TILE_M * CLUSTER), n.div_ceil(TILE_N));
+            let grid = (m.div_ceil(TILE_M * CLUSTER), n.div_ceil(N));
             ClusterBlock { tiles, staging, ring, k_tiles: k.div_ceil(TILE_K), rank: cluster_rank(), grid, band }
         }
 
@@ -78,7 +83,7 @@ mod device {
         /// Where this block's tile of pair number `pair` starts in C.
         #[inline(always)]
         pub fn origin(&self, pair: u32) -> (u32, u32) {
-            let (row0, col0) = tile_origin(pair, self.grid, self.band, (TILE_M * CLUSTER, TILE_N));
+            let (row0, col0) = tile_origin(pair, self.grid, self.band, (TILE_M * CLUSTER, N));
             (row0 + TILE_M * self.rank, col0)
         }
 
@@ -103,10 +108,14 @@ mod device {
         unsafe fn produce(&self, maps: *const TensorMap, i: u32, kt: u32, (row0, col0): (u32, u32)) {
             let (ring, tiles) = (&self.ring, self.tiles);
             unsafe {
-                let s = ring.acquire(i, STAGE_BYTES);
+                let s = ring.acquire(i, Stages::<N>::BYTES);
                 tma::load_2d(tiles.a(s), maps, ring.full(s), kt * TILE_K, row0);
-                for j in 0..B_BOXES_EACH {
-                    let b = self.rank * B_BOXES_EACH + j;
+                for j in 0..Self::B_BOXES_EACH {
+                    let b = self.rank * Self::B_BOXES_EACH + j;
+                    // Only where the boxes do not share out evenly.
+                    if Self::B_BOXES % CLUSTER != 0 && b >= Self::B_BOXES {
+                        break;
+                    }
                     tma::load_2d_multicast(
                         tiles.b(s) + b * B_BOX_BYTES,
                         maps.add(1),

@@ -7,16 +7,21 @@ use super::ring::Ring;
 use super::stages::{B_BOX_BYTES, Stages, TILING};
 use crate::gpu;
 use crate::gpu::hopper::descriptor::{ATOM_BYTES, SWIZZLE_BYTES, swizzled_128};
+use crate::gpu::hopper::wgmma::Accumulators;
 use crate::gpu::hopper::{WARPGROUP_THREADS, sync_named, wgmma};
 
 const TILE_N: u32 = TILING.tile_n;
 const TILE_K: u32 = TILING.tile_k;
 
 /// Waits until the ring's k-tile `i` has landed, then issues warpgroup
-/// `consumer`'s wgmmas on it into `acc`, as one commit group (running
-/// when this returns).
+/// `consumer`'s wgmmas on it into `acc` (64 rows × `N` columns: `N / 2`
+/// per thread), as one commit group (running when this returns).
 #[inline(always)]
-pub unsafe fn issue_k_tile(ring: &Ring, tiles: Stages, consumer: u32, i: u32, acc: &mut [f32; TILE_N as usize / 2]) {
+pub unsafe fn issue_k_tile<const N: u32, const ACC: usize>(ring: &Ring, tiles: Stages<N>, consumer: u32, i: u32, acc: &mut [f32; ACC])
+where
+    [f32; ACC]: Accumulators,
+{
+    const { assert!(2 * ACC as u32 == N, "a thread holds half a row of the tile") };
     let s = unsafe { ring.wait_full(i) };
     wgmma::fence();
     for kk in 0..TILE_K / 16 {
@@ -25,7 +30,7 @@ pub unsafe fn issue_k_tile(ring: &Ring, tiles: Stages, consumer: u32, i: u32, ac
         // boxes B_BOX_BYTES apart, 8-row atoms 1024 bytes apart.
         let a = swizzled_128(tiles.a(s) + consumer * 64 * SWIZZLE_BYTES + kk * 32, 16, ATOM_BYTES);
         let b = swizzled_128(tiles.b(s) + kk * 16 * SWIZZLE_BYTES, B_BOX_BYTES, ATOM_BYTES);
-        unsafe { wgmma::mma_bf16_m64n256k16(acc, a, b, true) };
+        unsafe { acc.mma(a, b) };
     }
     wgmma::commit();
 }
@@ -37,7 +42,7 @@ pub unsafe fn issue_k_tile(ring: &Ring, tiles: Stages, consumer: u32, i: u32, ac
 #[inline(always)]
 pub unsafe fn mainloop(
     ring: &Ring,
-    tiles: Stages,
+    tiles: Stages<TILE_N>,
     consumer: u32,
     i: &mut u32,
     k_steps: u32,

@@ -100,6 +100,75 @@ pub unsafe fn mma_bf16_m64n256k16(d: &mut [f32; 128], desc_a: u64, desc_b: u64, 
     }
 }
 
+/// `wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16`: as
+/// [`mma_bf16_m64n256k16`], 192 columns wide (BF16 rung 14's tiles).
+///
+/// # Safety
+/// As [`mma_bf16_m64n256k16`].
+#[inline(always)]
+pub unsafe fn mma_bf16_m64n192k16(d: &mut [f32; 96], desc_a: u64, desc_b: u64, accumulate: bool) {
+    unsafe {
+        core::arch::asm!(
+            "{{ .reg .pred p;",
+            "setp.ne.u32 p, {98}, 0;",
+            concat!(
+                "wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16 ",
+                "{{{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9}, {10}, {11}, {12}, {13}, {14}, {15}, ",
+                "{16}, {17}, {18}, {19}, {20}, {21}, {22}, {23}, {24}, {25}, {26}, {27}, {28}, {29}, {30}, {31}, ",
+                "{32}, {33}, {34}, {35}, {36}, {37}, {38}, {39}, {40}, {41}, {42}, {43}, {44}, {45}, {46}, {47}, ",
+                "{48}, {49}, {50}, {51}, {52}, {53}, {54}, {55}, {56}, {57}, {58}, {59}, {60}, {61}, {62}, {63}, ",
+                "{64}, {65}, {66}, {67}, {68}, {69}, {70}, {71}, {72}, {73}, {74}, {75}, {76}, {77}, {78}, {79}, ",
+                "{80}, {81}, {82}, {83}, {84}, {85}, {86}, {87}, {88}, {89}, {90}, {91}, {92}, {93}, {94}, {95}}}, {96}, {97}, p, 1, 1, 0, 1; }}",
+            ),
+            inout(reg32) d[0], inout(reg32) d[1], inout(reg32) d[2], inout(reg32) d[3], inout(reg32) d[4], inout(reg32) d[5],
+            inout(reg32) d[6], inout(reg32) d[7], inout(reg32) d[8], inout(reg32) d[9], inout(reg32) d[10], inout(reg32) d[11],
+            inout(reg32) d[12], inout(reg32) d[13], inout(reg32) d[14], inout(reg32) d[15], inout(reg32) d[16], inout(reg32) d[17],
+            inout(reg32) d[18], inout(reg32) d[19], inout(reg32) d[20], inout(reg32) d[21], inout(reg32) d[22], inout(reg32) d[23],
+            inout(reg32) d[24], inout(reg32) d[25], inout(reg32) d[26], inout(reg32) d[27], inout(reg32) d[28], inout(reg32) d[29],
+            inout(reg32) d[30], inout(reg32) d[31], inout(reg32) d[32], inout(reg32) d[33], inout(reg32) d[34], inout(reg32) d[35],
+            inout(reg32) d[36], inout(reg32) d[37], inout(reg32) d[38], inout(reg32) d[39], inout(reg32) d[40], inout(reg32) d[41],
+            inout(reg32) d[42], inout(reg32) d[43], inout(reg32) d[44], inout(reg32) d[45], inout(reg32) d[46], inout(reg32) d[47],
+            inout(reg32) d[48], inout(reg32) d[49], inout(reg32) d[50], inout(reg32) d[51], inout(reg32) d[52], inout(reg32) d[53],
+            inout(reg32) d[54], inout(reg32) d[55], inout(reg32) d[56], inout(reg32) d[57], inout(reg32) d[58], inout(reg32) d[59],
+            inout(reg32) d[60], inout(reg32) d[61], inout(reg32) d[62], inout(reg32) d[63], inout(reg32) d[64], inout(reg32) d[65],
+            inout(reg32) d[66], inout(reg32) d[67], inout(reg32) d[68], inout(reg32) d[69], inout(reg32) d[70], inout(reg32) d[71],
+            inout(reg32) d[72], inout(reg32) d[73], inout(reg32) d[74], inout(reg32) d[75], inout(reg32) d[76], inout(reg32) d[77],
+            inout(reg32) d[78], inout(reg32) d[79], inout(reg32) d[80], inout(reg32) d[81], inout(reg32) d[82], inout(reg32) d[83],
+            inout(reg32) d[84], inout(reg32) d[85], inout(reg32) d[86], inout(reg32) d[87], inout(reg32) d[88], inout(reg32) d[89],
+            inout(reg32) d[90], inout(reg32) d[91], inout(reg32) d[92], inout(reg32) d[93], inout(reg32) d[94], inout(reg32) d[95],
+            in(reg64) desc_a,
+            in(reg64) desc_b,
+            in(reg32) accumulate as u32,
+        )
+    }
+}
+
+/// The accumulators of a 64×N wgmma with B MN-major, by their count per
+/// thread (N/2): 128 for N = 256, 96 for N = 192. The clustered GEMM with
+/// deferred stores ([`crate::gemm::hopper::deferred`]) is generic over its
+/// tile's width through this.
+pub trait Accumulators: Copy {
+    /// One 64×N×16 step into these accumulators.
+    ///
+    /// # Safety
+    /// As [`mma_bf16_m64n256k16`].
+    unsafe fn mma(&mut self, desc_a: u64, desc_b: u64);
+}
+
+impl Accumulators for [f32; 128] {
+    #[inline(always)]
+    unsafe fn mma(&mut self, desc_a: u64, desc_b: u64) {
+        unsafe { mma_bf16_m64n256k16(self, desc_a, desc_b, true) }
+    }
+}
+
+impl Accumulators for [f32; 96] {
+    #[inline(always)]
+    unsafe fn mma(&mut self, desc_a: u64, desc_b: u64) {
+        unsafe { mma_bf16_m64n192k16(self, desc_a, desc_b, true) }
+    }
+}
+
 /// `wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32`: a 64×128×8
 /// step; TF32 has no transpose, so A and B are both K-major (B is stored
 /// N×K).
