@@ -87,10 +87,12 @@ pub const TILED_TF32X3_EFFICIENCY: f64 = 0.112;
 
 /// The narrow-tiles rung (BF16 rung 14, 128×192 tiles) against rung 7,
 /// per FLOP of full waves: each k-tile's A is shared by 192 columns, not
-/// 256, so more bytes per FLOP. Measured on the H200 where both ran whole
-/// waves: 8192³ 0.977, qkv at M = 8192 0.978, 4096³ 0.986; where rung 14
-/// filled a last wave that rung 7 left mostly empty (qkv at M = 1024,
-/// 1536×4096×4096, Llama-2-13B's o at M = 1024) 0.945-0.955.
+/// 256, so more bytes per FLOP. Measured on the H200 in two runs where
+/// both filled their waves: 8192³ 0.96-0.98, qkv at M = 8192 0.96-0.98,
+/// 4096³ 0.99. Where rung 14 filled a last wave that rung 7 left mostly
+/// empty (qkv at M = 1024, 1536×4096×4096, Llama-2-13B's o at M = 1024)
+/// it came out at 0.88-0.95, because rung 7's half-empty wave runs faster
+/// than a full one; the rounds still decide those shapes by 17-30%.
 pub const NARROW_TILE_EFFICIENCY: f64 = 0.96;
 
 /// The split-K rung against rung 7, per full tile: its body is rung 4's
