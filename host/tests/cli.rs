@@ -150,7 +150,10 @@ fn rung_errors_list_the_chosen_ladders_rungs() {
     let out = run(&["matmul", "--dtype", "bf16", "--rungs", "15"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     let err = stderr(&out);
-    assert!(err.contains("--rungs: no rung '15' (the BF16 ladder's rungs are 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, auto;"), "{err}");
+    assert!(
+        err.contains("--rungs: no rung '15' (the BF16 ladder's rungs are 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, auto;"),
+        "{err}"
+    );
     assert!(err.contains("bf16_mma_sync") && !err.contains("7b") && !err.contains("sgemm"), "{err}");
     let out = run(&["matmul", "--rungs", "16"]);
     let err = stderr(&out);

@@ -56,6 +56,9 @@ mod device {
     #[inline(always)]
     pub unsafe fn body(m: u32, n: u32, k: u32, maps: *const TensorMap) {
         let t = gpu::thread_idx().x;
+        if t == 0 {
+            unsafe { tma::prefetch_maps(maps, 3) };
+        }
         let tiles = Stages { first: first_stage() };
         let staging = tiles.a(STAGES);
         let ring = unsafe { Ring::set_up(staging + EPILOGUE_BYTES, STAGES, CONSUMERS, t) };

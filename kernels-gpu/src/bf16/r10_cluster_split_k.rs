@@ -53,7 +53,7 @@ mod device {
     use crate::gemm::hopper::{Scale, pair_position, tile_origin};
     use crate::gemm::split_k::slice_range;
     use crate::gpu;
-    use crate::gpu::hopper::tma::TensorMap;
+    use crate::gpu::hopper::tma::{self, TensorMap};
     use crate::gpu::hopper::{WARPGROUP_THREADS, cluster_rank, set_max_registers_decrease, set_max_registers_increase};
 
     const TILE_M: u32 = TILING.tile_m;
@@ -64,6 +64,9 @@ mod device {
     #[inline(always)]
     pub unsafe fn body(m: u32, n: u32, k: u32, maps: *const TensorMap, c: *mut f32, slice_k_tiles: u32) {
         let t = gpu::thread_idx().x;
+        if t == 0 {
+            unsafe { tma::prefetch_maps(maps, 2) };
+        }
         let tiles = Stages { first: first_stage() };
         let ring = unsafe { Ring::set_up(tiles.a(STAGES), STAGES, CONSUMERS, t) };
 

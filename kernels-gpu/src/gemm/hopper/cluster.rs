@@ -52,10 +52,19 @@ mod device {
         /// 2 and 1).
         const B_BOXES_EACH: u32 = Self::B_BOXES.div_ceil(CLUSTER);
 
-        /// Lays out shared memory (`staging_bytes` of staging), has thread
-        /// 0 set up the ring, and waits until both blocks have done so.
+        /// Has thread 0 prefetch the kernel's `map_count` tensor maps at
+        /// `maps`, lays out shared memory (`staging_bytes` of staging), has
+        /// thread 0 set up the ring, and waits until both blocks have done so.
         #[inline(always)]
-        pub unsafe fn new((m, n, k): (u32, u32, u32), staging_bytes: u32, band: u32) -> ClusterBlock<N> {
+        pub unsafe fn new(
+            (m, n, k): (u32, u32, u32),
+            (maps, map_count): (*const TensorMap, u32),
+            staging_bytes: u32,
+            band: u32,
+        ) -> ClusterBlock<N> {
+            if gpu::thread_idx().x == 0 {
+                unsafe { tma::prefetch_maps(maps, map_count) };
+            }
             let base = shared_address(gpu::dynamic_shared::<u8>());
             let tiles = Stages { first: base.next_multiple_of(ATOM_BYTES) };
             let staging = tiles.a(STAGES);

@@ -231,7 +231,7 @@ mod device {
     {
         const { assert!(2 * ACC as u32 == N && 2 * HALF == ACC, "a thread holds half a row; half of that is kept") };
         let t = gpu::thread_idx().x;
-        let block = unsafe { ClusterBlock::<N>::new((m, n, k), EPILOGUE_BYTES, BAND) };
+        let block = unsafe { ClusterBlock::<N>::new((m, n, k), (maps, 3), EPILOGUE_BYTES, BAND) };
         let warpgroup = t / WARPGROUP_THREADS;
         if warpgroup == 0 {
             set_max_registers_decrease::<40>();

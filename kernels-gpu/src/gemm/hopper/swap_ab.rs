@@ -179,6 +179,9 @@ mod device {
         let cols = 64 * CONSUMERS;
         let stage_bytes = Stages::<ROWS, CONSUMERS>::BYTES;
         let t = gpu::thread_idx().x;
+        if t == 0 {
+            unsafe { tma::prefetch_maps(maps, 2) };
+        }
         let tiles = Stages::<ROWS, CONSUMERS> { first: first_stage() };
         let ring = unsafe { Ring::set_up(tiles.a(STAGES), STAGES, CONSUMERS, t) };
 

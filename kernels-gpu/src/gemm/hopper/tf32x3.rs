@@ -149,6 +149,10 @@ mod device {
         slice_k_tiles: u32,
     ) {
         let t = gpu::thread_idx().x;
+        if t == 0 {
+            // A big and small, then B's two parts (Bᵀ big and small) or B itself.
+            unsafe { tma::prefetch_maps(maps, if RAW_B { 3 } else { 4 }) };
+        }
         let first = first_stage();
         let stage_bytes = if RAW_B { RAW_B_STAGE_BYTES } else { STAGE_BYTES };
         let tile = |stage: u32, which: u32| first + stage * stage_bytes + which * TILE_BYTES;

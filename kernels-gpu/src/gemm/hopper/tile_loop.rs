@@ -10,7 +10,7 @@ use super::stages::{Stages, TILING, produce};
 use super::{Scale, store_accumulators, tile_origin};
 use crate::gemm::split_k::slice_range;
 use crate::gpu::hopper::descriptor::ATOM_BYTES;
-use crate::gpu::hopper::tma::TensorMap;
+use crate::gpu::hopper::tma::{self, TensorMap};
 use crate::gpu::hopper::{WARPGROUP_THREADS, set_max_registers_decrease, set_max_registers_increase, shared_address};
 use crate::gpu::{self, sync_threads};
 
@@ -41,6 +41,9 @@ pub unsafe fn body<const SPECIALIZED: bool, const GROUP_M: u32, const SPLIT: boo
     slice_k_tiles: u32,
 ) {
     let t = gpu::thread_idx().x;
+    if t == 0 {
+        unsafe { tma::prefetch_maps(maps, 2) };
+    }
     let base = shared_address(gpu::dynamic_shared::<u8>());
     let tiles = Stages { first: base.next_multiple_of(ATOM_BYTES) };
     let ring = Ring::new(tiles.a(STAGES), STAGES);

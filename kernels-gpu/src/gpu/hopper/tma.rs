@@ -9,6 +9,20 @@
 #[repr(C, align(64))]
 pub struct TensorMap(pub [u64; 16]);
 
+/// `prefetch.tensormap`, for each of the `count` tensor maps from `maps`
+/// on: the copy engine fetches a map the first time a copy names it, and a
+/// kernel's first copies would otherwise wait for that fetch. One thread
+/// calls it first thing, so the fetch overlaps the block's setup.
+///
+/// # Safety
+/// `maps` points to `count` tensor maps in global memory.
+#[inline(always)]
+pub unsafe fn prefetch_maps(maps: *const TensorMap, count: u32) {
+    for i in 0..count as usize {
+        unsafe { core::arch::asm!("prefetch.tensormap [{m}];", m = in(reg64) maps.add(i)) }
+    }
+}
+
 /// `cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes`:
 /// copies the box of `map` whose first element is at column `x`, row `y`
 /// into shared memory at `dst`, and reports its bytes to `bar`.
