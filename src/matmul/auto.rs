@@ -1,7 +1,7 @@
 //! The "auto" rung: which kernel a shape should run, chosen from a model
 //! of the GPU rather than a table of shapes.
 //!
-//! Seven kinds of kernel compete:
+//! Eight kinds of kernel compete:
 //! - the **small-M** kernel streams B once (per 1, 8 or 16 rows of A) on
 //!   the CUDA cores, splitting K over blocks until every SM has work. Its
 //!   time comes from its bytes over DRAM bandwidth and its FLOPs over the
