@@ -66,33 +66,33 @@ pub struct NarrowWaves {
     pub wide_waves: f64,
 }
 
+/// `items` work items, one per SM at a time on `sms` SMs: the waves they
+/// take, the items in the last, and the share of the waves' SM time they
+/// fill, percent.
+fn fill(items: u64, sms: u64) -> (u64, u64, f64) {
+    let waves = items.div_ceil(sms);
+    (waves, items - (waves - 1) * sms, 100.0 * items as f64 / (waves * sms) as f64)
+}
+
 /// One shape's waves.
 pub fn of_shape(name: &str, size: (u32, u32, u32), machine: &Machine, dtype: crate::matmul::dtype::Dtype) -> Waves {
     let (m, n, k) = size;
     let sms = machine.multiprocessors as u64;
     let (_, tiles) = tiled_time(dtype, size, machine);
-    let waves = tiles.div_ceil(sms);
+    let (waves, last_wave_tiles, busy_percent) = fill(tiles, sms);
     // The split-K rung's own cut (KSlices::plan), over its own tiles.
     let split_rung = split_kernel(dtype);
     let slices = split_rung.slices(size, machine.clusters);
     let split_tiles = split_rung.tiling.tiles(m, n) as u64;
     let s = slices.count as u64;
-    let items = split_tiles * s;
-    let split_waves = items.div_ceil(sms);
+    let (split_waves, _, split_busy_percent) = fill(split_tiles * s, sms);
     let depth = waves * k as u64;
     let wide_n = crate::matmul::auto::tiled_kernel(dtype).tiling.tiling.tile_n;
     let narrow = narrow_kernel(dtype).map(|kernel| {
         let tile_n = kernel.tiling.tiling.tile_n;
         let tiles = kernel.tiling.tiles(m, n) as u64;
-        let waves = tiles.div_ceil(sms);
-        NarrowWaves {
-            tile_n,
-            tiles,
-            waves,
-            last_wave_tiles: tiles - (waves - 1) * sms,
-            busy_percent: 100.0 * tiles as f64 / (waves * sms) as f64,
-            wide_waves: waves as f64 * tile_n as f64 / wide_n as f64,
-        }
+        let (waves, last_wave_tiles, busy_percent) = fill(tiles, sms);
+        NarrowWaves { tile_n, tiles, waves, last_wave_tiles, busy_percent, wide_waves: waves as f64 * tile_n as f64 / wide_n as f64 }
     });
     let split_depth = split_waves * (k as u64).min((slices.k_tiles * split_rung.tiling.tiling.tile_k) as u64);
     Waves {
@@ -102,11 +102,11 @@ pub fn of_shape(name: &str, size: (u32, u32, u32), machine: &Machine, dtype: cra
         k,
         tiles,
         waves,
-        last_wave_tiles: tiles - (waves - 1) * sms,
-        busy_percent: 100.0 * tiles as f64 / (waves * sms) as f64,
+        last_wave_tiles,
+        busy_percent,
         split: s,
         split_waves,
-        split_busy_percent: 100.0 * items as f64 / (split_waves * sms) as f64,
+        split_busy_percent,
         depth_per_sm: depth,
         split_depth_per_sm: split_depth,
         split_speedup: depth as f64 / split_depth as f64,
