@@ -47,6 +47,9 @@ const SHAPES: &[(u32, u32, u32)] = &[
     // keeps for the next tile, a partial last column of tiles, several
     // tiles per cluster.
     (1040, 6152, 72),
+    // Rung 15's 64x64 tiles: two tiles of rows (the second mostly below
+    // M), a partial column tile, K in slices whose last is short.
+    (100, 72, 30008),
 ];
 
 /// Shapes for each of rung 13's tile shapes (the rung itself picks one per

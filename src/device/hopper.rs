@@ -87,6 +87,9 @@ struct LaunchAttribute {
 /// `CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION`.
 const CLUSTER_DIMENSION: u32 = 4;
 
+/// `CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION`.
+const PROGRAMMATIC_STREAM_SERIALIZATION: u32 = 6;
+
 /// `CUlaunchConfig`.
 #[repr(C)]
 struct LaunchConfig {
@@ -167,25 +170,47 @@ pub fn tensor_map(tile: &TmaTile) -> Result<TensorMap> {
     Ok(map)
 }
 
-/// Launches `function` on `stream` in clusters of `cluster` blocks along x
-/// (`cuLaunchKernelEx`; cust binds only the plain launch). `args` are the
-/// pointers to each parameter's value, as for a plain launch.
+/// How a launch through `cuLaunchKernelEx` differs from a plain one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LaunchAs {
+    /// In clusters of this many blocks along x.
+    Clusters(u32),
+    /// With programmatic stream serialization: the kernel may start
+    /// while the one before it on the stream finishes, and waits for it
+    /// with `griddepcontrol.wait` before reading what it wrote.
+    AfterPrevious,
+}
+
+/// Launches `function` on `stream` as `how` says (`cuLaunchKernelEx`;
+/// cust binds only the plain launch). `args` are the pointers to each
+/// parameter's value, as for a plain launch.
 ///
 /// # Safety
 /// `args` match the kernel's parameters and stay valid for the call.
-pub(crate) unsafe fn launch_clustered(
+pub(crate) unsafe fn launch_ex(
     function: cust::sys::CUfunction,
     stream: cust::sys::CUstream,
     shape: LaunchShape,
-    cluster: u32,
+    how: LaunchAs,
     args: &[*mut c_void],
 ) -> Result<()> {
     let launch = cuda12()?.launch_kernel_ex;
-    let mut attribute = cluster_attribute(cluster);
+    let mut attribute = match how {
+        LaunchAs::Clusters(cluster) => cluster_attribute(cluster),
+        LaunchAs::AfterPrevious => {
+            let mut attribute = LaunchAttribute { id: PROGRAMMATIC_STREAM_SERIALIZATION, pad: 0, value: [0; 16] };
+            attribute.value[0] = 1;
+            attribute
+        }
+    };
     let config = launch_config(shape, stream, &mut attribute);
     let status = unsafe { launch(&config, function, args.as_ptr().cast_mut(), std::ptr::null_mut()) };
     if status != 0 {
-        return Err(Error::new(format!("cuLaunchKernelEx refused clusters of {cluster} blocks: driver error {status}")));
+        let what = match how {
+            LaunchAs::Clusters(cluster) => format!("clusters of {cluster} blocks"),
+            LaunchAs::AfterPrevious => "a launch beside the previous kernel".to_string(),
+        };
+        return Err(Error::new(format!("cuLaunchKernelEx refused {what}: driver error {status}")));
     }
     Ok(())
 }

@@ -7,6 +7,7 @@
 //! than the default 48 KB, and names the kernel in any error.
 
 use super::Gpu;
+use super::hopper::LaunchAs;
 use crate::error::{Context as _, Error, Result};
 use cust::function::{BlockSize, Function, FunctionAttribute, GridSize};
 use cust::memory::{DeviceBuffer, DeviceCopy, DevicePointer};
@@ -163,6 +164,17 @@ impl Gpu {
         self.launch_raw(module, kernel.name(), shape, None, &P::pointers(&mut args))
     }
 
+    /// Launches `kernel` of the sm_90a module with programmatic stream
+    /// serialization: its blocks may start while the kernel before it on
+    /// the stream finishes (once that kernel's blocks all ran
+    /// `griddepcontrol.launch_dependents`), so the launch overlaps it.
+    /// `kernel` must run `griddepcontrol.wait` before it reads what the
+    /// kernel before it wrote.
+    pub fn launch_after_previous<P: Params>(&self, kernel: &Kernel<P>, shape: LaunchShape, args: P::Host) -> Result<()> {
+        let mut args = args;
+        self.launch_raw(PtxModule::Sm90a, kernel.name(), shape, Some(LaunchAs::AfterPrevious), &P::pointers(&mut args))
+    }
+
     /// Launches `kernel` of `module` in clusters of `cluster` blocks along
     /// x, a size chosen at run time (the grid's x must be a multiple of it).
     pub fn launch_clustered_in<P: Params>(
@@ -174,7 +186,7 @@ impl Gpu {
         args: P::Host,
     ) -> Result<()> {
         let mut args = args;
-        self.launch_raw(module, kernel.name(), shape, Some(cluster), &P::pointers(&mut args))
+        self.launch_raw(module, kernel.name(), shape, Some(LaunchAs::Clusters(cluster)), &P::pointers(&mut args))
     }
 
     /// How many clusters of 1 to [`MOST_CLUSTER_SLICES`] blocks of kernel
@@ -194,9 +206,9 @@ impl Gpu {
 
     /// Checks and launches; with `cluster`, in clusters of that many blocks
     /// along x (through the driver's `cuLaunchKernelEx`).
-    fn launch_raw(&self, module: PtxModule, name: &str, shape: LaunchShape, cluster: Option<u32>, args: &[*mut c_void]) -> Result<()> {
+    fn launch_raw(&self, module: PtxModule, name: &str, shape: LaunchShape, how: Option<LaunchAs>, args: &[*mut c_void]) -> Result<()> {
         self.check_shape(name, shape)?;
-        if let Some(cluster) = cluster
+        if let Some(LaunchAs::Clusters(cluster)) = how
             && (cluster == 0 || !shape.grid.x.is_multiple_of(cluster))
         {
             return Err(Error::new(format!(
@@ -206,8 +218,8 @@ impl Gpu {
         }
         let function = self.function(module, name)?;
         self.allow_shared(&function, name, shape.shared_bytes)?;
-        if let Some(cluster) = cluster {
-            return unsafe { super::hopper::launch_clustered(function.to_raw(), self.stream().as_inner(), shape, cluster, args) }
+        if let Some(how) = how {
+            return unsafe { super::hopper::launch_ex(function.to_raw(), self.stream().as_inner(), shape, how, args) }
                 .map_err(|e| Error::new(format!("launching {name}: {e}")));
         }
         let grid = GridSize::xyz(shape.grid.x, shape.grid.y, shape.grid.z);

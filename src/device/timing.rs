@@ -4,14 +4,17 @@
 //! A GEMM timed over and over on the same buffers finds its inputs in L2
 //! after the first run, when they fit (the H200's L2 holds 60 MB). A
 //! model's weights do not stay there between layers, so after
-//! [`Gpu::flush_l2_between_runs`] the timing overwrites a buffer twice the
+//! [`Gpu::flush_l2_between_runs`] the timing reads a buffer twice the
 //! size of L2 before each run, outside the timed region, and every run
 //! reads its inputs from DRAM.
 
 use super::Gpu;
+use super::launch::pointer;
 use crate::error::{Context as _, Result};
 use cust::event::{Event, EventFlags};
 use cust::memory::DeviceBuffer;
+use kernels_gpu::labs::memory;
+use kernels_gpu::launch::{Dim3, LaunchShape};
 
 /// Run times of one measured operation, in milliseconds.
 #[derive(Clone, Debug, PartialEq)]
@@ -39,27 +42,48 @@ impl Timing {
     }
 }
 
-/// A buffer twice the size of L2: writing it evicts whatever L2 held.
+/// A buffer twice the size of L2: reading it evicts whatever L2 held.
+///
+/// Read, not written: a flush that writes (a memset) leaves L2 full of
+/// dirty lines, and the timed kernel then pays for writing them back to
+/// DRAM as its own reads evict them, up to the size of L2 (60 MB on the
+/// H200, about 13 µs of DRAM time) on top of its own traffic. A model's
+/// layers leave L2 holding weights they read, which are clean.
 pub(crate) struct L2Flush {
-    buffer: DeviceBuffer<u32>,
+    buffer: DeviceBuffer<f32>,
+    sums: DeviceBuffer<f32>,
+    blocks: u32,
+    steps: u32,
 }
 
 impl L2Flush {
-    /// Allocates twice `gpu`'s L2 (at least 8 MB).
+    /// Allocates twice `gpu`'s L2 (at least 8 MB), filled once.
     fn new(gpu: &Gpu) -> Result<L2Flush> {
         let words = (2 * gpu.info.l2_bytes as usize).max(8 << 20) / 4;
-        let buffer = unsafe { DeviceBuffer::uninitialized(words) }.context("allocating the L2 flush buffer")?;
-        Ok(L2Flush { buffer })
+        let mut buffer = gpu.alloc(words, "the L2 flush buffer")?;
+        buffer.set_32(0).context("filling the L2 flush buffer")?;
+        let blocks = gpu.info.multiprocessors * FLUSH_BLOCKS_PER_SM;
+        let threads = blocks * memory::THREADS;
+        let sums = gpu.alloc(threads as usize, "the L2 flush sums")?;
+        let steps = (words as u32 / 4).div_ceil(threads * memory::LOADS_PER_STEP);
+        Ok(L2Flush { buffer, sums, blocks, steps })
     }
 
-    /// Enqueues the overwrite on `gpu`'s stream.
+    /// Enqueues the read on `gpu`'s stream: the memory lab's read kernel,
+    /// each thread walking the buffer with a grid stride, once over.
     fn enqueue(&mut self, gpu: &Gpu) -> Result<()> {
-        unsafe { self.buffer.set_32_async(0, gpu.stream()) }.context("flushing L2")
+        let quads = (self.buffer.len() / 4) as u32;
+        let threads = self.blocks * memory::THREADS;
+        let shape = LaunchShape { grid: Dim3::new(self.blocks, 1, 1), block: Dim3::new(memory::THREADS, 1, 1), shared_bytes: 0 };
+        gpu.launch(&memory::MEMORY_READ, shape, (pointer(&self.buffer), quads, threads, self.steps, pointer(&self.sums)))
     }
 }
 
+/// Blocks per multiprocessor of the flush's read.
+const FLUSH_BLOCKS_PER_SM: u32 = 8;
+
 impl Gpu {
-    /// From now on, [`Gpu::time`] overwrites a buffer twice the size of L2
+    /// From now on, [`Gpu::time`] reads a buffer twice the size of L2
     /// before every run (outside the timed region), so each run reads its
     /// inputs from DRAM; `false` goes back to timing runs back to back.
     pub fn flush_l2_between_runs(&self, flush: bool) -> Result<()> {

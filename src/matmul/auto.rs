@@ -1,7 +1,7 @@
 //! The "auto" rung: which kernel a shape should run, chosen from a model
 //! of the GPU rather than a table of shapes.
 //!
-//! Eight kinds of kernel compete:
+//! Nine kinds of kernel compete:
 //! - the **small-M** kernel streams B once (per 1, 8 or 16 rows of A) on
 //!   the CUDA cores, splitting K over blocks until every SM has work. Its
 //!   time comes from its bytes over DRAM bandwidth and its FLOPs over the
@@ -19,7 +19,8 @@
 //!   into slices until the tiles × slices fill the SMs
 //!   ([`kernels_gpu::gemm::split_k`]): the same tiles' arithmetic spread
 //!   over more SMs, plus the partial sums' bytes and a second launch to
-//!   add them;
+//!   add them, and no faster than each SM's copies fill its stages, zeros
+//!   included ([`split_time`]);
 //! - the **split-B** rung (SGEMM rung 15) is the split-K rung reading the
 //!   weights once, as they are, and splitting them into TF32 parts in
 //!   shared memory: a fifth of the weights' bytes, at a slower tile rate
@@ -34,7 +35,10 @@
 //!   with 16, 64 or 128 rows per tile, its slices added in a cluster,
 //!   offered where the 128×256 tiles are fewer than the SMs: its time is
 //!   the slowest of each SM's streaming, DRAM and the wgmmas
-//!   ([`fitted_time`]).
+//!   ([`fitted_time`]);
+//! - the **deep-K** rung (BF16 rung 15) is the swapped GEMM with 64×64
+//!   tiles and rung 11's cut of K over every SM, for deep K with few
+//!   outputs ([`deep_k_time`]).
 //!
 //! The model predicts each from the shape and the GPU (SMs, peaks, DRAM
 //! bandwidth) and picks the fastest, saying why in the numbers that
@@ -113,6 +117,13 @@ pub const CLUSTER_EXCHANGE_SECONDS_PER_BYTE: f64 = 1.0 / 12e9;
 /// at M = 16 on the H200 (four 48 KB stages in flight per SM).
 pub const SPLIT_K_STREAM_EFFICIENCY: f64 = 0.66;
 
+/// Bytes per second of stages (zeros included) one SM's TMA copies fill
+/// for the split-K rung: fitted on the H200 to BF16 rung 9 at 64×64×K,
+/// one 128×256 tile (three quarters zeros) in 64 or 128 slices of K:
+/// 12.1, 18.5 and 27.1 µs at K = 16384, 65536 and 131072, 197 to 786 KB
+/// of stages per SM, about 39 GB/s per SM above a fixed 7 µs.
+pub const SPLIT_K_SM_BYTES_PER_SECOND: f64 = 39e9;
+
 /// Fraction of DRAM bandwidth the swap-AB rung (BF16 rung 11) reaches on
 /// the weights: 3.3 of 4.5 TB/s on Llama-3-8B's gate_up at M = 16 on the
 /// H200 (twelve 18 KB stages per SM, nearly all of them weights).
@@ -137,6 +148,13 @@ pub const FITTED_FIXED_SECONDS: f64 = 5e-6;
 /// once, three rounds, took 29.8 and 29.0 µs where the model without it
 /// said 21: about 4.3 µs a round.
 pub const FITTED_ROUND_SECONDS: f64 = 4.3e-6;
+
+/// What the deep-K rung (BF16 rung 15) takes beyond its bytes: two
+/// launches, every SM's first copies arriving, the partial sums' second
+/// kernel. Measured on the H200 at 64×64×K with weights from DRAM: 9.6,
+/// 13.5 and 17.9 µs at K = 16384, 65536 and 131072, about 7 µs above the
+/// bytes at [`SWAP_AB_STREAM_EFFICIENCY`] of DRAM's rate.
+pub const DEEP_K_FIXED_SECONDS: f64 = 7e-6;
 
 /// The fitted-tiles rung's wgmma rate against a full tile of rung 7
 /// ([`TILED_BF16_EFFICIENCY`]): its 128×128 tiles ran Llama-3-8B's qkv at
@@ -275,6 +293,9 @@ pub enum Pick {
     SplitB(KSlices),
     /// The ladder's rung for a few rows of A, A and B swapped, K cut as given.
     SwapAb(KSlices),
+    /// The ladder's rung for deep K: small swapped tiles, K cut as given
+    /// over every SM.
+    DeepK(KSlices),
     /// The ladder's rung with tiles fitted to the shape: tile shape number
     /// `tile` of [`fitted_tiles`], K cut as given, the slices added in a
     /// cluster.
@@ -307,6 +328,9 @@ pub struct Choice {
     /// None where the ladder has no swap-AB rung, M is above its rows, or
     /// the tiled rung cannot run.
     pub swap_seconds: Option<f64>,
+    /// None where the ladder has no deep-K rung, or the tiled rung cannot
+    /// run.
+    pub deep_k_seconds: Option<f64>,
     /// None where the ladder has no fitted-tiles rung, or the tiled rung
     /// cannot run.
     pub fitted_seconds: Option<f64>,
@@ -353,6 +377,15 @@ pub fn split_b_kernel(dtype: Dtype) -> Option<&'static HopperKernel> {
 pub fn swap_kernel(dtype: Dtype) -> Option<&'static HopperKernel> {
     match dtype {
         Dtype::Bf16 => Some(&kernels_gpu::bf16::r11_swap_ab::SWAP_AB),
+        Dtype::F32 => None,
+    }
+}
+
+/// The ladder's rung for deep K, small swapped tiles over every SM: BF16
+/// rung 15; the SGEMM ladder has none.
+pub fn deep_k_kernel(dtype: Dtype) -> Option<&'static HopperKernel> {
+    match dtype {
+        Dtype::Bf16 => Some(&kernels_gpu::bf16::r15_deep_k::DEEP_K),
         Dtype::F32 => None,
     }
 }
@@ -461,8 +494,17 @@ fn tiled_time_of(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine, kernel
 /// arithmetic is half a tile's. Its bytes stream at
 /// [`SPLIT_K_STREAM_EFFICIENCY`] of DRAM's rate; the partial sums are
 /// written and read back once, and added by a second launch.
-pub fn split_time(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, kernel: &HopperKernel) -> (f64, KSlices) {
-    split_time_at(dtype, size, gpu, kernel, SPLIT_K_STREAM_EFFICIENCY)
+///
+/// Where the tiles are mostly empty (a 128×256 tile over a 64×64 C),
+/// one more limit: each SM's TMA copies write whole stages, zeros
+/// included, at [`SPLIT_K_SM_BYTES_PER_SECOND`], unit after unit.
+pub fn split_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine, kernel: &HopperKernel) -> (f64, KSlices) {
+    let (time, slices) = split_time_at(dtype, (m, n, k), gpu, kernel, SPLIT_K_STREAM_EFFICIENCY);
+    let units = kernel.tiling.tiles(m, n) as u64 * slices.count as u64;
+    let rounds = units.div_ceil(gpu.multiprocessors as u64) as f64;
+    let launches = if slices.count == 1 { 1.0 } else { 2.0 };
+    let stages = rounds * (slices.k_tiles * kernel.tiling.stage_bytes) as f64 / SPLIT_K_SM_BYTES_PER_SECOND;
+    (time.max(stages + launches * LAUNCH_SECONDS), slices)
 }
 
 /// The swap-AB rung's predicted time and cut, for M up to its 16 rows (one
@@ -537,6 +579,30 @@ pub fn cluster_split_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machin
     let exchange = if slices.count == 1 { 0.0 } else { rounds * tile_bytes * CLUSTER_EXCHANGE_SECONDS_PER_BYTE };
     let time = combined(bytes / (gpu.dram_bytes * SPLIT_K_STREAM_EFFICIENCY), arithmetic) + exchange + LAUNCH_SECONDS;
     (time, slices)
+}
+
+/// The deep-K rung's predicted time and cut: persistent blocks walk its
+/// units (tiles × slices of K, as many slices as fill the SMs), so it
+/// runs in rounds of one unit per SM. The slowest of:
+/// - each SM streaming its units' tiles (all of a tile's rows, even those
+///   below M, which TMA fills with zeros) at [`FITTED_SM_BYTES_PER_SECOND`];
+/// - the inputs and the partial sums (written, then read by the second
+///   kernel) crossing DRAM at [`SWAP_AB_STREAM_EFFICIENCY`] of its rate;
+/// - the wgmmas at [`FITTED_TILE_EFFICIENCY`] of rung 7's rate;
+///
+/// then [`DEEP_K_FIXED_SECONDS`] for the two launches, the pipeline's
+/// first copies and the sum.
+pub fn deep_k_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine, kernel: &HopperKernel) -> (f64, KSlices) {
+    let slices = kernel.slices((m, n, k), gpu.clusters);
+    let (tile_m, tile_n) = (kernel.tiling.tile_m(), kernel.tiling.tiling.tile_n);
+    let units = kernel.tiling.tiles(m, n) as u64 * slices.count as u64;
+    let rounds = units.div_ceil(gpu.multiprocessors as u64) as f64;
+    let slice_k = (slices.k_tiles * kernel.tiling.tiling.tile_k) as f64;
+    let streaming = rounds * input_bytes(dtype) * (tile_m + tile_n) as f64 * slice_k / FITTED_SM_BYTES_PER_SECOND;
+    let partials = if slices.count == 1 { 0.0 } else { 2.0 * 4.0 * slices.count as f64 * m as f64 * n as f64 };
+    let dram = (min_bytes((m, n, k), input_bytes(dtype)) + partials) / (gpu.dram_bytes * SWAP_AB_STREAM_EFFICIENCY);
+    let arithmetic = rounds * tile_seconds(dtype, (tile_m, tile_n), slice_k as u32, gpu, FITTED_TILE_EFFICIENCY);
+    (streaming.max(dram).max(arithmetic) + DEEP_K_FIXED_SECONDS, slices)
 }
 
 /// One tile shape of the fitted-tiles rung: its predicted time and cut.
@@ -639,6 +705,7 @@ pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tensor_cores: 
             cluster_split_seconds: None,
             split_b_seconds: None,
             swap_seconds: None,
+            deep_k_seconds: None,
             fitted_seconds: None,
             why: format!("{roofline}; {small_m_why} (no tensor-core rung here)"),
         };
@@ -688,6 +755,13 @@ pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tensor_cores: 
         candidates.push((Pick::SwapAb(slices), seconds, format!("weights as wgmma's M (A and B swapped), {cut}")));
         seconds
     });
+    let deep_k_seconds = deep_k_kernel(dtype).map(|kernel| {
+        let (seconds, slices) = deep_k_time(dtype, size, gpu, kernel);
+        let (tile_m, tile_n) = (kernel.tiling.tile_m(), kernel.tiling.tiling.tile_n);
+        let cut = cut_words(slices, kernel.tiling.tiling.tile_k, false);
+        candidates.push((Pick::DeepK(slices), seconds, format!("A and B swapped, tiles of {tile_m} rows x {tile_n} columns, {cut}")));
+        seconds
+    });
     // Like splitting K, the fitted tiles are for shapes whose 128×256 tiles
     // leave SMs idle; with a wave or more the tiled rung's bigger tiles do
     // more work per byte.
@@ -709,6 +783,7 @@ pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tensor_cores: 
         cluster_split_seconds,
         split_b_seconds,
         swap_seconds,
+        deep_k_seconds,
         fitted_seconds,
         why,
     }
@@ -738,6 +813,7 @@ fn short_name(pick: &Pick) -> &'static str {
         Pick::ClusterSplitK(_) => "cluster split-K",
         Pick::SplitB(_) => "split-B",
         Pick::SwapAb(_) => "swap-AB",
+        Pick::DeepK(_) => "deep-K",
         Pick::FittedTiles { .. } => "fitted tiles",
     }
 }
@@ -767,14 +843,21 @@ mod tests {
         assert_eq!(pick(Dtype::F32, (8192, 8192, 8192)), Pick::Tiled);
     }
 
-    /// Few tiles and deep K: one 128x256 tile would walk 65536 k alone;
-    /// split-K deals its slices to every SM.
+    /// Few tiles and deep K: one 128x256 tile would walk 65536 k alone.
+    /// The split-K rung deals its slices to every SM, but three quarters of
+    /// its stages are zeros; the deep-K rung's 64x64 tiles carry only the
+    /// data, all of a slice in flight at once.
     #[test]
-    fn deep_k_with_one_tile_splits_k() {
+    fn deep_k_with_one_tile_splits_k_over_small_tiles() {
         let choice = choose(Dtype::Bf16, (64, 64, 65536), &Machine::H200, true);
-        assert!(matches!(choice.pick, Pick::SplitK(s) if s.count > 100), "{choice:?}");
+        assert!(matches!(choice.pick, Pick::DeepK(s) if s.count > 100), "{choice:?}");
         assert!(choice.why.contains("1 tiles on 132 SMs (1% busy)"), "{}", choice.why);
-        assert!(choice.why.ends_with("K in 128 slices of 512"), "{}", choice.why);
+        assert!(choice.why.ends_with("tiles of 64 rows x 64 columns, K in 128 slices of 512"), "{}", choice.why);
+        // Mostly zeros, the split-K rung's stages take longer than its bytes.
+        let (seconds, _) = split_time(Dtype::Bf16, (64, 64, 65536), &Machine::H200, split_kernel(Dtype::Bf16));
+        assert!(seconds > choice.deep_k_seconds.unwrap() + 1e-6, "{seconds}");
+        // The SGEMM ladder has no such rung.
+        assert!(choose(Dtype::F32, (64, 64, 65536), &Machine::H200, true).deep_k_seconds.is_none());
     }
 
     #[test]
@@ -786,7 +869,7 @@ mod tests {
         let choice = choose(Dtype::Bf16, (16, 28672, 4096), &Machine::H200, true);
         assert_eq!(choice.pick, Pick::SwapAb(KSlices::whole(64)), "{}", choice.why);
         assert!(choice.why.ends_with("weights as wgmma's M (A and B swapped), K whole"), "{}", choice.why);
-        assert!(choice.why.contains("swap-AB 77, fitted tiles 80"), "{}", choice.why);
+        assert!(choice.why.contains("swap-AB 77, deep-K 78, fitted tiles 80"), "{}", choice.why);
         assert!(choose(Dtype::Bf16, (17, 28672, 4096), &Machine::H200, true).swap_seconds.is_none());
         let choice = choose(Dtype::Bf16, (1, 4096, 14336), &Machine::H200, true);
         assert!(choice.why.starts_with("1 FLOP/B vs ridge 220: memory-bound"), "{}", choice.why);

@@ -107,6 +107,7 @@ pub fn ladder() -> Ladder<bf16> {
         rung("12", "swapped, summed in cluster", &k::r12_swap_ab_cluster::SWAP_AB_CLUSTER),
         rung("13", "tiles fitted to the shape", &FittedTilesRung),
         rung("14", "128x192 tiles: full waves", &k::r14_narrow_tiles::NARROW_TILES),
+        rung("15", "deep K: 64x64, all SMs", &k::r15_deep_k::DEEP_K),
         rung("auto", "auto: picked per shape", &AutoRung),
     ];
     Ladder { rungs, others: Vec::new(), note: String::new() }
@@ -150,7 +151,7 @@ mod tests {
         assert_eq!(ids("1-3"), ["1", "2", "3"]);
         assert_eq!(ids("bf16_mma_sync"), ["1"]);
         assert_eq!(ids("bf16_wgmma_persistent,2"), ["2", "4"]);
-        assert_eq!(ids("all").len(), 15);
+        assert_eq!(ids("all").len(), 16);
         assert_eq!(ids("auto"), ["auto"]);
     }
 
@@ -158,10 +159,10 @@ mod tests {
     /// SGEMM ladder's.
     #[test]
     fn bad_selections_list_the_bf16_rungs() {
-        let err = ladder().select("15").err().unwrap();
+        let err = ladder().select("16").err().unwrap();
         assert_eq!(
             err.message(),
-            "--rungs: no rung '15' (the BF16 ladder's rungs are 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, auto; ranges like 1-4, lists like 1,8,auto, \
+            "--rungs: no rung '16' (the BF16 ladder's rungs are 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, auto; ranges like 1-4, lists like 1,9,auto, \
              kernel names (like bf16_mma_sync) and all work)"
         );
     }

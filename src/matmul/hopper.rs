@@ -123,7 +123,7 @@ impl SplitK {
             return Ok(());
         }
         let sums = (m * n, self.slices.count, pointer(&self.sums), alpha, beta, c);
-        gpu.launch(&split_k::SUM_SLICES, split_k::sum_launch(m * n, self.slices.count), sums)
+        gpu.launch_after_previous(&split_k::SUM_SLICES_AFTER_GEMM, split_k::sum_launch(m * n, self.slices.count), sums)
     }
 }
 

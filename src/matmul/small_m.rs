@@ -207,6 +207,7 @@ impl AutoRung {
             Pick::ClusterSplitK(_) => E::hopper(auto::cluster_split_kernel(E::DTYPE).unwrap_or(auto::split_kernel(E::DTYPE))),
             Pick::SplitB(_) => E::hopper(auto::split_b_kernel(E::DTYPE).unwrap_or(auto::split_kernel(E::DTYPE))),
             Pick::SwapAb(_) => E::hopper(auto::swap_kernel(E::DTYPE).unwrap_or(auto::split_kernel(E::DTYPE))),
+            Pick::DeepK(_) => E::hopper(auto::deep_k_kernel(E::DTYPE).unwrap_or(auto::split_kernel(E::DTYPE))),
             Pick::FittedTiles { .. } => E::fitted().unwrap_or(E::hopper(auto::split_kernel(E::DTYPE))),
         };
         (kernel, choice)

@@ -125,6 +125,7 @@ mod tests {
             ("sweep-f32-rungs.csv", &["sweep-h200-f32-rungs.json"][..]),
             ("sweep-small-m.csv", &["sweep-h200-f32-small-m.json", "sweep-h200-bf16-small-m.json"][..]),
             ("sweep-waves.csv", &["sweep-h200-bf16-waves.json"][..]),
+            ("sweep-deep-k.csv", &["sweep-h200-bf16-deep-k.json", "sweep-h200-f32-deep-k.json"][..]),
         ] {
             let shapes = parse(&read(suite)).unwrap();
             for table in tables {

@@ -198,6 +198,11 @@ unsafe fn multiply_add<const ROWS: usize, const COLS: usize, const U: usize>(
 /// (`ROWS` values per column of K, zeros past M), so that one broadcast
 /// load gives a column's values to every thread. Neighbouring threads
 /// read neighbouring elements of a row of A.
+///
+/// Each thread issues [`A_LOADS_IN_FLIGHT`] loads before it stores any
+/// of them: a store waits for its load, and one load at a time made every
+/// element a round trip to memory (at 16 rows × 512 values of K, 64 in a
+/// row per thread before the first FMA).
 #[inline(always)]
 unsafe fn stage_a<E: Element, const ROWS: usize>(
     a: *const E,
@@ -206,14 +211,33 @@ unsafe fn stage_a<E: Element, const ROWS: usize>(
     (first, len): (u32, u32),
     out: *mut f32,
 ) {
+    let total = ROWS as u32 * len;
     let mut i = gpu::thread_idx().x;
-    while i < ROWS as u32 * len {
-        let (r, kk) = (i / len, i % len);
-        let value = if r < rows_of_a { unsafe { E::load1(a.add((row0 + r) as usize * k as usize + (first + kk) as usize)) } } else { 0.0 };
-        unsafe { gpu::store(out.add((kk * ROWS as u32 + r) as usize), value) };
-        i += THREADS;
+    while i < total {
+        // Index loops: iterator adapters were not unrolled on the GPU and
+        // put the array in local memory.
+        let mut values = [0.0f32; A_LOADS_IN_FLIGHT];
+        for u in 0..A_LOADS_IN_FLIGHT {
+            let j = i + u as u32 * THREADS;
+            let (r, kk) = (j / len, j % len);
+            if j < total && r < rows_of_a {
+                values[u] = unsafe { E::load1(a.add((row0 + r) as usize * k as usize + (first + kk) as usize)) };
+            }
+        }
+        for u in 0..A_LOADS_IN_FLIGHT {
+            let j = i + u as u32 * THREADS;
+            if j < total {
+                let (r, kk) = (j / len, j % len);
+                unsafe { gpu::store(out.add((kk * ROWS as u32 + r) as usize), values[u]) };
+            }
+        }
+        i += A_LOADS_IN_FLIGHT as u32 * THREADS;
     }
 }
+
+/// Loads of A each thread has in flight while it copies its block's slice of A
+/// to shared memory.
+const A_LOADS_IN_FLIGHT: usize = 8;
 
 /// The most groups of `cols` columns a block takes for an `n`-column B:
 /// enough to cover `n`, a power of two from 8 to [`THREADS`]. The block's

@@ -202,6 +202,24 @@ pub const fn sum_launch(len: u32, slices: u32) -> LaunchShape {
 /// whichever unit of the product finished first.
 #[kernel]
 pub unsafe fn sum_slices(len: u32, slices: u32, partial: *const f32, alpha: f32, beta: f32, c: *mut f32) {
+    unsafe { add_slices(len, slices, partial, alpha, beta, c) }
+}
+
+/// [`sum_slices`] for the Hopper GEMMs, launched with programmatic stream
+/// serialization: its blocks may start while the GEMM's last blocks still
+/// run (the GEMM's blocks say so with
+/// [`launch_dependents`](crate::gpu::hopper::launch_dependents)), and wait
+/// for the GEMM to finish before reading its partial sums. The launch and
+/// the blocks' start then overlap the GEMM instead of following it.
+#[kernel(sm_90a)]
+pub unsafe fn sum_slices_after_gemm(len: u32, slices: u32, partial: *const f32, alpha: f32, beta: f32, c: *mut f32) {
+    crate::gpu::hopper::wait_for_prerequisite_grids();
+    unsafe { add_slices(len, slices, partial, alpha, beta, c) }
+}
+
+/// The body of [`sum_slices`].
+#[inline(always)]
+unsafe fn add_slices(len: u32, slices: u32, partial: *const f32, alpha: f32, beta: f32, c: *mut f32) {
     let (x, lane) = (gpu::thread_idx().x, gpu::thread_idx().y);
     let (width, lanes) = (gpu::block_dim().x, gpu::block_dim().y);
     let first = (gpu::block_idx().x * width + x) * 4;

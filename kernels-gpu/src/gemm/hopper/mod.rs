@@ -1,7 +1,7 @@
 //! Building blocks of the Hopper rungs (sm_90a): wgmma reading tiles from
 //! shared memory, TMA copies completing on mbarriers, and producer/consumer
 //! warpgroups. The rungs themselves are in their ladders
-//! ([`crate::bf16`] rungs 2-7 and 9-14, [`crate::sgemm`] rungs 12, 14 and 15).
+//! ([`crate::bf16`] rungs 2-7 and 9-15, [`crate::sgemm`] rungs 12, 14 and 15).
 //!
 //! These kernels exist only in the second PTX module, built for `sm_90a`
 //! (`--cfg ptx_ladder_hopper`); on the host this module gives their names,

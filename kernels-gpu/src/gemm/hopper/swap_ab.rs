@@ -181,6 +181,9 @@ mod device {
         let t = gpu::thread_idx().x;
         if t == 0 {
             unsafe { tma::prefetch_maps(maps, 2) };
+            // The partial sums' kernel may start beside this one's blocks:
+            // it waits for them before reading.
+            crate::gpu::hopper::launch_dependents();
         }
         let tiles = Stages::<ROWS, CONSUMERS> { first: first_stage() };
         let ring = unsafe { Ring::set_up(tiles.a(STAGES), STAGES, CONSUMERS, t) };

@@ -152,6 +152,11 @@ mod device {
         if t == 0 {
             // A big and small, then B's two parts (Bᵀ big and small) or B itself.
             unsafe { tma::prefetch_maps(maps, if RAW_B { 3 } else { 4 }) };
+            if SPLIT {
+                // The partial sums' kernel may start beside this one's
+                // blocks: it waits for them before reading.
+                crate::gpu::hopper::launch_dependents();
+            }
         }
         let first = first_stage();
         let stage_bytes = if RAW_B { RAW_B_STAGE_BYTES } else { STAGE_BYTES };

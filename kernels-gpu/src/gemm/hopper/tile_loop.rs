@@ -43,6 +43,11 @@ pub unsafe fn body<const SPECIALIZED: bool, const GROUP_M: u32, const SPLIT: boo
     let t = gpu::thread_idx().x;
     if t == 0 {
         unsafe { tma::prefetch_maps(maps, 2) };
+        if SPLIT {
+            // The partial sums' kernel may start beside this one's blocks:
+            // it waits for them before reading.
+            crate::gpu::hopper::launch_dependents();
+        }
     }
     let base = shared_address(gpu::dynamic_shared::<u8>());
     let tiles = Stages { first: base.next_multiple_of(ATOM_BYTES) };

@@ -10,7 +10,9 @@
 //! - `mbarrier`: transaction barriers and the phase-parity wait;
 //! - `tma`: 2D bulk tensor copies and the async-proxy fence;
 //! - `wgmma`: fence, commit, wait and the `mma_async` shapes the rungs use;
-//! - `setmaxnreg` (`set_max_registers_increase`/`_decrease`): moving registers between warpgroups.
+//! - `setmaxnreg` (`set_max_registers_increase`/`_decrease`): moving registers between warpgroups;
+//! - `griddepcontrol` (`launch_dependents`, `wait_for_prerequisite_grids`):
+//!   a second kernel that starts while the first finishes.
 //!
 //! Everything but the descriptors exists only in the sm_90a module (the
 //! builder's `--cfg ptx_ladder_hopper` build); the CPU emulator does not
@@ -38,6 +40,26 @@ pub fn shared_address<T>(ptr: *const T) -> u32 {
         core::arch::asm!("cvta.to.shared.u64 {a}, {p};", a = out(reg64) address, p = in(reg64) ptr, options(pure, nomem, nostack));
     }
     address as u32
+}
+
+/// `griddepcontrol.launch_dependents`: this block has done what a grid
+/// launched after it (with programmatic stream serialization) may start
+/// beside; once every block of this grid has said so or exited, the
+/// dependent grid's blocks may be scheduled. A no-op when none waits.
+#[cfg(ptx_ladder_hopper)]
+#[inline(always)]
+pub fn launch_dependents() {
+    unsafe { core::arch::asm!("griddepcontrol.launch_dependents;") }
+}
+
+/// `griddepcontrol.wait`: waits until the grids this one was launched
+/// after have completed and their writes are visible. A grid launched
+/// with programmatic stream serialization must call it before it reads
+/// what they wrote.
+#[cfg(ptx_ladder_hopper)]
+#[inline(always)]
+pub fn wait_for_prerequisite_grids() {
+    unsafe { core::arch::asm!("griddepcontrol.wait;") }
 }
 
 /// `setmaxnreg.inc.sync.aligned.u32 N`: this warpgroup asks for `N`
