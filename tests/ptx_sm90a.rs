@@ -200,3 +200,20 @@ fn rung_7_stores_per_warp_and_half_a_tile_while_the_next_one_multiplies() {
         .count();
     assert_eq!(overlapped, 4, "stores of the kept half while wgmmas run");
 }
+
+/// The kernels whose partial sums a second kernel adds let it start early
+/// (`griddepcontrol.launch_dependents`), and that kernel waits for them
+/// (`griddepcontrol.wait`) before its first load: a load before the wait
+/// could read partial sums the GEMM has not written yet.
+#[test]
+fn the_split_k_sum_waits_for_the_gemm_before_reading() {
+    for kernel in KERNELS.iter().filter(|k| k.splits_k() && !k.sums_in_cluster()) {
+        assert!(entry(kernel.name()).contains("griddepcontrol.launch_dependents;"), "{}", kernel.name());
+    }
+    let sum = entry("sum_slices_after_gemm");
+    let wait = sum.find("griddepcontrol.wait;").expect("sum_slices_after_gemm never waits");
+    let first_load = sum.find("ld.global").expect("sum_slices_after_gemm reads nothing");
+    assert!(wait < first_load, "a load comes before griddepcontrol.wait");
+    // The kernels that need nothing after them do not ask for it.
+    assert!(!entry("bf16_wgmma_deferred").contains("griddepcontrol"));
+}

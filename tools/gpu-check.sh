@@ -94,7 +94,9 @@ sweep)
     step "ptx-ladder sweep (bf16, then f32), weights read from DRAM"
     $B/ptx-ladder sweep --dtype bf16 --json "$OUT/sweep-bf16.json" --svg "$OUT/sweep-bf16.svg"
     $B/ptx-ladder sweep --dtype f32 --json "$OUT/sweep-f32.json" --svg "$OUT/sweep-f32.svg"
-    $B/ptx-ladder sweep --dtype f32 --suite docs/sweep-f32-rungs.csv --rungs 14,15 --json "$OUT/sweep-f32-rungs.json" ;;
+    $B/ptx-ladder sweep --dtype f32 --suite docs/sweep-f32-rungs.csv --rungs 14,15 --json "$OUT/sweep-f32-rungs.json"
+    $B/ptx-ladder sweep --dtype bf16 --suite docs/sweep-deep-k.csv --rungs 9,11,15 --json "$OUT/sweep-bf16-deep-k.json"
+    $B/ptx-ladder sweep --dtype f32 --suite docs/sweep-deep-k.csv --json "$OUT/sweep-f32-deep-k.json" ;;
 matmul)
     step "ptx-ladder matmul (4096)"
     $B/ptx-ladder matmul --tune-file "$OUT/autotune.json" --json "$OUT/matmul.json" --svg "$OUT/matmul.svg" ;;

@@ -181,8 +181,9 @@ mod device {
         let t = gpu::thread_idx().x;
         if t == 0 {
             unsafe { tma::prefetch_maps(maps, 2) };
-            // The partial sums' kernel may start beside this one's blocks:
-            // it waits for them before reading.
+            // The kernel that adds the partial sums, where one follows, may
+            // start beside this one's blocks: it waits for them before
+            // reading. (Clustered launches have none: a no-op there.)
             crate::gpu::hopper::launch_dependents();
         }
         let tiles = Stages::<ROWS, CONSUMERS> { first: first_stage() };
