@@ -204,8 +204,8 @@ impl Gpu {
         Ok(ClusterSlots(slots))
     }
 
-    /// Checks and launches; with `cluster`, in clusters of that many blocks
-    /// along x (through the driver's `cuLaunchKernelEx`).
+    /// Checks and launches; with `how`, in clusters or beside the kernel
+    /// before it, through the driver's `cuLaunchKernelEx`.
     fn launch_raw(&self, module: PtxModule, name: &str, shape: LaunchShape, how: Option<LaunchAs>, args: &[*mut c_void]) -> Result<()> {
         self.check_shape(name, shape)?;
         if let Some(LaunchAs::Clusters(cluster)) = how

@@ -71,7 +71,7 @@ impl L2Flush {
 
     /// Enqueues the read on `gpu`'s stream: the memory lab's read kernel,
     /// each thread walking the buffer with a grid stride, once over.
-    fn enqueue(&mut self, gpu: &Gpu) -> Result<()> {
+    fn enqueue(&self, gpu: &Gpu) -> Result<()> {
         let quads = (self.buffer.len() / 4) as u32;
         let threads = self.blocks * memory::THREADS;
         let shape = LaunchShape { grid: Dim3::new(self.blocks, 1, 1), block: Dim3::new(memory::THREADS, 1, 1), shared_bytes: 0 };
@@ -96,8 +96,8 @@ impl Gpu {
     /// two events, and returns the median. `work` must only enqueue GPU work
     /// on [`Gpu::stream`].
     pub fn time(&self, warmup: u32, reps: u32, mut work: impl FnMut() -> Result<()>) -> Result<Timing> {
-        let mut flush = self.l2_flush.lock().unwrap_or_else(|e| e.into_inner());
-        let mut before = || flush.as_mut().map_or(Ok(()), |f| f.enqueue(self));
+        let flush = self.l2_flush.lock().unwrap_or_else(|e| e.into_inner());
+        let before = || flush.as_ref().map_or(Ok(()), |f| f.enqueue(self));
         for _ in 0..warmup {
             before()?;
             work()?;
