@@ -583,32 +583,41 @@ pub fn cluster_split_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machin
 
 /// The deep-K rung's predicted time and cut: persistent blocks walk its
 /// units (tiles × slices of K, as many slices as fill the SMs), so it
-/// runs in rounds of one unit per SM. The slowest of:
-/// - each SM streaming its units' tiles (all of a tile's rows, even those
-///   below M, which TMA fills with zeros) at [`FITTED_SM_BYTES_PER_SECOND`];
-/// - the inputs and the partial sums (written, then read by the second
-///   kernel) crossing DRAM at [`SWAP_AB_STREAM_EFFICIENCY`] of its rate;
-/// - the wgmmas at [`FITTED_TILE_EFFICIENCY`] of rung 7's rate;
-///
-/// then [`DEEP_K_FIXED_SECONDS`] for the two launches, the pipeline's
-/// first copies and the sum.
+/// runs in rounds of one unit per SM. The slowest of the swapped GEMM's
+/// limits (`swapped_limit`), its DRAM bytes the inputs and the partial
+/// sums (written, then read by the second kernel); then
+/// [`DEEP_K_FIXED_SECONDS`] for the two launches, the pipeline's first
+/// copies and the sum.
 pub fn deep_k_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine, kernel: &HopperKernel) -> (f64, KSlices) {
     let slices = kernel.slices((m, n, k), gpu.clusters);
-    let (tile_m, tile_n) = (kernel.tiling.tile_m(), kernel.tiling.tiling.tile_n);
     let units = kernel.tiling.tiles(m, n) as u64 * slices.count as u64;
     let rounds = units.div_ceil(gpu.multiprocessors as u64) as f64;
-    let slice_k = (slices.k_tiles * kernel.tiling.tiling.tile_k) as f64;
-    let streaming = rounds * input_bytes(dtype) * (tile_m + tile_n) as f64 * slice_k / FITTED_SM_BYTES_PER_SECOND;
     let partials = if slices.count == 1 { 0.0 } else { 2.0 * 4.0 * slices.count as f64 * m as f64 * n as f64 };
-    let dram = (min_bytes((m, n, k), input_bytes(dtype)) + partials) / (gpu.dram_bytes * SWAP_AB_STREAM_EFFICIENCY);
+    let dram_bytes = min_bytes((m, n, k), input_bytes(dtype)) + partials;
+    (swapped_limit(dtype, gpu, kernel, (slices, rounds), dram_bytes) + DEEP_K_FIXED_SECONDS, slices)
+}
+
+/// The slowest of a swapped GEMM's three limits over `rounds` rounds of
+/// units (one tile × one slice each) per SM: each SM streaming its units'
+/// tiles, all of a tile's rows even those below M (TMA fills them with
+/// zeros), at [`FITTED_SM_BYTES_PER_SECOND`]; `dram_bytes` crossing DRAM
+/// at [`SWAP_AB_STREAM_EFFICIENCY`] of its rate; the wgmmas at
+/// [`FITTED_TILE_EFFICIENCY`] of rung 7's rate. The fitted-tiles and
+/// deep-K rungs' models add their own fixed costs to it.
+fn swapped_limit(dtype: Dtype, gpu: &Machine, kernel: &HopperKernel, (slices, rounds): (KSlices, f64), dram_bytes: f64) -> f64 {
+    let (tile_m, tile_n) = (kernel.tiling.tile_m(), kernel.tiling.tiling.tile_n);
+    let slice_k = (slices.k_tiles * kernel.tiling.tiling.tile_k) as f64;
+    let unit_bytes = input_bytes(dtype) * (tile_m + tile_n) as f64 * slice_k;
+    let streaming = rounds * unit_bytes / FITTED_SM_BYTES_PER_SECOND;
+    let dram = dram_bytes / (gpu.dram_bytes * SWAP_AB_STREAM_EFFICIENCY);
     let arithmetic = rounds * tile_seconds(dtype, (tile_m, tile_n), slice_k as u32, gpu, FITTED_TILE_EFFICIENCY);
-    (streaming.max(dram).max(arithmetic) + DEEP_K_FIXED_SECONDS, slices)
+    streaming.max(dram).max(arithmetic)
 }
 
 /// One tile shape of the fitted-tiles rung: its predicted time and cut.
 /// Each tile's slices run as one cluster, as many clusters at once as fit
 /// ([`Machine::clusters`]), so the rounds are the tiles over those. Three
-/// limits, the slowest wins:
+/// limits, the slowest wins (`swapped_limit`):
 /// - each SM streams a unit's tiles (all of a tile's rows, even those
 ///   below M: TMA still fills them with zeros) at
 ///   [`FITTED_SM_BYTES_PER_SECOND`], round after round;
@@ -621,18 +630,13 @@ pub fn deep_k_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine, kern
 /// [`FITTED_FIXED_SECONDS`].
 pub fn fitted_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine, kernel: &HopperKernel) -> (f64, KSlices) {
     let slices = kernel.slices((m, n, k), gpu.clusters);
-    let (tile_m, tile_n) = (kernel.tiling.tile_m(), kernel.tiling.tiling.tile_n);
     let tiles = kernel.tiling.tiles(m, n) as u64;
     let rounds = tiles.div_ceil(gpu.clusters.of(slices.count) as u64) as f64;
-    let slice_k = (slices.k_tiles * kernel.tiling.tiling.tile_k) as f64;
-    let unit_bytes = input_bytes(dtype) * (tile_m + tile_n) as f64 * slice_k;
-    let streaming = rounds * unit_bytes / FITTED_SM_BYTES_PER_SECOND;
-    let dram = min_bytes((m, n, k), input_bytes(dtype)) / (gpu.dram_bytes * SWAP_AB_STREAM_EFFICIENCY);
-    let arithmetic = rounds * tile_seconds(dtype, (tile_m, tile_n), slice_k as u32, gpu, FITTED_TILE_EFFICIENCY);
-    let tile_bytes = 4.0 * m.min(tile_m) as f64 * n.min(tile_n) as f64;
+    let limit = swapped_limit(dtype, gpu, kernel, (slices, rounds), min_bytes((m, n, k), input_bytes(dtype)));
+    let tile_bytes = 4.0 * m.min(kernel.tiling.tile_m()) as f64 * n.min(kernel.tiling.tiling.tile_n) as f64;
     let exchange = if slices.count == 1 { 0.0 } else { rounds * tile_bytes * CLUSTER_EXCHANGE_SECONDS_PER_BYTE };
     let restarts = (rounds - 1.0) * FITTED_ROUND_SECONDS;
-    (streaming.max(dram).max(arithmetic) + exchange + restarts + FITTED_FIXED_SECONDS, slices)
+    (limit + exchange + restarts + FITTED_FIXED_SECONDS, slices)
 }
 
 /// The fitted-tiles rung's tile shape for one shape: the number in

@@ -129,16 +129,8 @@ mod tests {
         ] {
             let shapes = parse(&read(suite)).unwrap();
             for table in tables {
-                let json: serde_json::Value = serde_json::from_str(&read(table)).unwrap();
-                let rows: Vec<Shape> = json["rows"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|r| {
-                        let axis = |a: &str| r[a].as_u64().unwrap() as u32;
-                        Shape::new(r["shape"].as_str().unwrap(), (axis("m"), axis("n"), axis("k")))
-                    })
-                    .collect();
+                let sweep = crate::sweep::lesson::Sweep::from_json(&read(table)).unwrap_or_else(|e| panic!("{table}: {e}"));
+                let rows: Vec<Shape> = sweep.rows.iter().map(|r| Shape::new(&r.shape, (r.m, r.n, r.k))).collect();
                 assert_eq!(rows, shapes, "{table} against {suite}");
             }
         }
