@@ -18,10 +18,13 @@
 //!   uses any of them, marked as read once (`ld.global.cs`);
 //! - A from shared memory: every thread uses every value of the block's
 //!   slice of A, so the block copies it there once (in windows of 32 KB),
-//!   column by column, and
-//!   one broadcast load then gives 4 rows' values to a whole warp. Read
-//!   from global memory at each step (through L1), those loads kept the
-//!   warps waiting: at 16 rows of A the FMAs ran at a sixth of the peak;
+//!   row by row (fp32 by asynchronous 16-byte copies), and one broadcast
+//!   load then gives 4 neighbouring values of K of a row to a whole warp.
+//!   Read from global memory at each step (through L1), those loads kept
+//!   the warps waiting: at 16 rows of A the FMAs ran at a sixth of the
+//!   peak. Copied column by column, one value at a time, the copy's index
+//!   arithmetic and the bank conflicts of the k-lanes' reads cost a sixth
+//!   of the time at deep K;
 //! - few registers, so that many warps fit: at 16 rows of A a thread holds
 //!   16 × 4 fp32 sums (launch bounds: 4 blocks per SM);
 //! - enough blocks: with few columns (N = 4096 is 8 blocks of 512 fp32
@@ -89,6 +92,23 @@ pub trait Element: Copy {
     /// # Safety
     /// `p` must be readable.
     unsafe fn load1(p: *const Self) -> f32;
+
+    /// Starts copying the block's slice of A (rows `row0..row0 + ROWS`,
+    /// columns `first..first + len`) to shared memory at `out` as fp32,
+    /// row by row, [`a_stride`] floats apart, so that one broadcast
+    /// 16-byte load gives 4 neighbouring values of K of a row to a whole
+    /// warp. Rows past M are zeros. Neighbouring threads
+    /// copy neighbouring 16-byte pieces of a row. The copy has landed
+    /// after [`Element::wait_staged`] and a barrier.
+    ///
+    /// # Safety
+    /// `a` is `m`×`k` with `row0 + rows_of_a <= m` and `first + len <= k`;
+    /// `out` holds `ROWS - 1` rows of [`a_stride`] floats of shared
+    /// memory and `len` rounded up to 8 more, 16-byte aligned.
+    unsafe fn stage_a<const ROWS: usize>(a: *const Self, k: u32, rows: (u32, u32), window: (u32, u32), out: *mut f32);
+
+    /// Waits for this thread's copies of [`Element::stage_a`].
+    fn wait_staged();
 }
 
 impl Element for f32 {
@@ -108,6 +128,42 @@ impl Element for f32 {
     #[inline(always)]
     unsafe fn load1(p: *const f32) -> f32 {
         unsafe { gpu::load(p) }
+    }
+
+    /// Asynchronous copies (`cp.async`) of 16 bytes, 4 values of K, or
+    /// one value at a time where a row of A is not 16-byte aligned (K not
+    /// a multiple of 4): no registers hold the values, so the whole
+    /// window is in flight at once.
+    #[inline(always)]
+    unsafe fn stage_a<const ROWS: usize>(a: *const f32, k: u32, (row0, rows_of_a): (u32, u32), (first, len): (u32, u32), out: *mut f32) {
+        let stride = a_stride(ROWS as u32);
+        let per_row = len.div_ceil(4);
+        let (mut r, mut piece) = first_piece(per_row);
+        while r < ROWS as u32 {
+            let kk = 4 * piece;
+            let dst = unsafe { out.add((r * stride + kk) as usize) };
+            // Nothing is read past M or past the window; the source only
+            // has to be a valid address there.
+            let valid = if r < rows_of_a { (len - kk).min(4) } else { 0 };
+            let src = if valid > 0 { unsafe { a.add((row0 + r) as usize * k as usize + (first + kk) as usize) } } else { a };
+            if valid == 4 && (src as usize).is_multiple_of(16) {
+                unsafe { gpu::cp_async_16(dst, src, 16) };
+            } else {
+                for i in 0..4 {
+                    let inside = i < valid;
+                    unsafe {
+                        gpu::cp_async_4(dst.add(i as usize), if inside { src.add(i as usize) } else { a }, if inside { 4 } else { 0 })
+                    };
+                }
+            }
+            (r, piece) = next_piece(r, piece, per_row);
+        }
+        gpu::cp_async_commit();
+    }
+
+    #[inline(always)]
+    fn wait_staged() {
+        gpu::cp_async_wait::<0>();
     }
 }
 
@@ -135,6 +191,65 @@ impl Element for u16 {
     unsafe fn load1(p: *const u16) -> f32 {
         gpu::bf16_to_f32(unsafe { gpu::load(p) })
     }
+
+    /// Through registers, where each value is widened to fp32: an
+    /// asynchronous copy cannot convert. 16-byte loads of 8 values of K,
+    /// 4 of them in flight per thread before the first store (a store
+    /// waits for its load), or one value at a time where a row is not
+    /// 16-byte aligned (K not a multiple of 8).
+    #[inline(always)]
+    unsafe fn stage_a<const ROWS: usize>(a: *const u16, k: u32, (row0, rows_of_a): (u32, u32), (first, len): (u32, u32), out: *mut f32) {
+        let stride = a_stride(ROWS as u32);
+        let per_row = len.div_ceil(8);
+        let (mut r, mut piece) = first_piece(per_row);
+        while r < ROWS as u32 {
+            // Index loops: iterator adapters were not unrolled on the GPU
+            // and put the arrays in local memory.
+            let mut values = [[0.0f32; 8]; A_LOADS_IN_FLIGHT];
+            let mut places = [0u32; A_LOADS_IN_FLIGHT];
+            let mut issued = 0;
+            for u in 0..A_LOADS_IN_FLIGHT {
+                if r < ROWS as u32 {
+                    let kk = 8 * piece;
+                    let valid = if r < rows_of_a { (len - kk).min(8) } else { 0 };
+                    if valid > 0 {
+                        let src = unsafe { a.add((row0 + r) as usize * k as usize + (first + kk) as usize) };
+                        if valid == 8 && (src as usize).is_multiple_of(16) {
+                            let words = unsafe { gpu::load_f32x4(src.cast::<f32>()) };
+                            for i in 0..4 {
+                                let word = words[i].to_bits();
+                                values[u][2 * i] = f32::from_bits(word << 16);
+                                values[u][2 * i + 1] = f32::from_bits(word & 0xffff_0000);
+                            }
+                        } else {
+                            for i in 0..8 {
+                                if (i as u32) < valid {
+                                    values[u][i] = unsafe { Self::load1(src.add(i)) };
+                                }
+                            }
+                        }
+                    }
+                    places[u] = r * stride + kk;
+                    issued = u + 1;
+                    (r, piece) = next_piece(r, piece, per_row);
+                }
+            }
+            for u in 0..A_LOADS_IN_FLIGHT {
+                if u < issued {
+                    let dst = unsafe { out.add(places[u] as usize) };
+                    let v = values[u];
+                    unsafe {
+                        store_f32x4(dst, [v[0], v[1], v[2], v[3]]);
+                        store_f32x4(dst.add(4), [v[4], v[5], v[6], v[7]]);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The copies are done on return from [`Element::stage_a`].
+    #[inline(always)]
+    fn wait_staged() {}
 }
 
 /// Row `row` of B, columns `col..col + COLS` (zeros past column `n`).
@@ -153,29 +268,68 @@ unsafe fn b_row<E: Element, const COLS: usize>(b: *const E, n: u32, row: u32, co
     out
 }
 
-/// A's column `kk` of the block's slice in shared memory (`ROWS` values,
-/// zeros past M): one broadcast 16-byte load per 4 rows.
+/// Floats between the rows of a block's slice of A in shared memory, for
+/// `rows` rows of A: a whole window ([`a_window`], a multiple of 8), so
+/// that every row starts 32-byte aligned and a step's 8 values of a row
+/// are two aligned 16-byte loads.
+pub const fn a_stride(rows: u32) -> u32 {
+    a_window(rows)
+}
+
+/// The first piece of a `ROWS` × `per_row` slice this thread copies
+/// (row, piece): piece number `thread`, counting row by row.
 #[inline(always)]
-unsafe fn a_column<const ROWS: usize>(a: *const f32, kk: u32) -> [f32; ROWS] {
-    let at = a.wrapping_add(kk as usize * ROWS);
-    let mut out = [0.0; ROWS];
-    if ROWS % 4 == 0 {
-        for j in 0..ROWS / 4 {
+fn first_piece(per_row: u32) -> (u32, u32) {
+    let thread = gpu::thread_idx().x;
+    (thread / per_row, thread % per_row)
+}
+
+/// The next piece of a `ROWS` × `per_row` slice a thread copies after
+/// piece `piece` of row `r`: every [`THREADS`]-th, row by row, without a
+/// division per piece (`per_row` is a variable).
+#[inline(always)]
+fn next_piece(r: u32, piece: u32, per_row: u32) -> (u32, u32) {
+    let (mut r, mut piece) = (r, piece + THREADS);
+    while piece >= per_row {
+        piece -= per_row;
+        r += 1;
+    }
+    (r, piece)
+}
+
+/// Loads of A each bf16 thread has in flight while it copies its block's
+/// slice of A to shared memory through registers.
+const A_LOADS_IN_FLIGHT: usize = 4;
+
+/// Values `kk..kk + U` of row `r` of the block's slice of A in shared
+/// memory (`ROWS` rows, [`a_stride`] floats apart): one broadcast 16-byte
+/// load per 4 values where `U` is a multiple of 4 (`kk` then is a
+/// multiple of 8), else one at a time. The rows' distance is a constant,
+/// so each row's loads take an immediate offset from one address: with
+/// it a variable, the 16 rows' addresses took registers that the 16-row
+/// kernels (at most 128) did not have.
+#[inline(always)]
+unsafe fn a_values<const ROWS: usize, const U: usize>(a: *const f32, r: usize, kk: u32) -> [f32; U] {
+    let at = a.wrapping_add(kk as usize).wrapping_add(r * a_stride(ROWS as u32) as usize);
+    let mut out = [0.0; U];
+    if U % 4 == 0 {
+        for j in 0..U / 4 {
             let v = unsafe { load_f32x4(at.add(4 * j)) };
             for i in 0..4 {
                 out[4 * j + i] = v[i];
             }
         }
     } else {
-        for r in 0..ROWS {
-            out[r] = unsafe { gpu::load(at.add(r)) };
+        for u in 0..U {
+            out[u] = unsafe { gpu::load(at.add(u)) };
         }
     }
     out
 }
 
 /// `acc[r][c] += A[r][kk + u] · b[u][c]` for the `U` neighbouring rows of
-/// B in `b`, in k order, A's values from the block's slice in shared memory.
+/// B in `b`, in k order for each sum, A's values from the block's slice in
+/// shared memory.
 #[inline(always)]
 unsafe fn multiply_add<const ROWS: usize, const COLS: usize, const U: usize>(
     acc: &mut [[f32; COLS]; ROWS],
@@ -183,61 +337,15 @@ unsafe fn multiply_add<const ROWS: usize, const COLS: usize, const U: usize>(
     kk: u32,
     b: &[[f32; COLS]; U],
 ) {
-    for u in 0..U {
-        let values = unsafe { a_column::<ROWS>(a, kk + u as u32) };
-        for r in 0..ROWS {
+    for r in 0..ROWS {
+        let values = unsafe { a_values::<ROWS, U>(a, r, kk) };
+        for u in 0..U {
             for c in 0..COLS {
-                acc[r][c] = gpu::fma(values[r], b[u][c], acc[r][c]);
+                acc[r][c] = gpu::fma(values[u], b[u][c], acc[r][c]);
             }
         }
     }
 }
-
-/// Copies the block's slice of A (rows `row0..row0 + ROWS`, columns
-/// `first..first + len`) to shared memory as fp32, column by column
-/// (`ROWS` values per column of K, zeros past M), so that one broadcast
-/// load gives a column's values to every thread. Neighbouring threads
-/// read neighbouring elements of a row of A.
-///
-/// Each thread issues [`A_LOADS_IN_FLIGHT`] loads before it stores any
-/// of them: a store waits for its load, and one load at a time made every
-/// element a round trip to memory (at 16 rows × 512 values of K, 64 in a
-/// row per thread before the first FMA).
-#[inline(always)]
-unsafe fn stage_a<E: Element, const ROWS: usize>(
-    a: *const E,
-    k: u32,
-    (row0, rows_of_a): (u32, u32),
-    (first, len): (u32, u32),
-    out: *mut f32,
-) {
-    let total = ROWS as u32 * len;
-    let mut i = gpu::thread_idx().x;
-    while i < total {
-        // Index loops: iterator adapters were not unrolled on the GPU and
-        // put the array in local memory.
-        let mut values = [0.0f32; A_LOADS_IN_FLIGHT];
-        for u in 0..A_LOADS_IN_FLIGHT {
-            let j = i + u as u32 * THREADS;
-            let (r, kk) = (j / len, j % len);
-            if j < total && r < rows_of_a {
-                values[u] = unsafe { E::load1(a.add((row0 + r) as usize * k as usize + (first + kk) as usize)) };
-            }
-        }
-        for u in 0..A_LOADS_IN_FLIGHT {
-            let j = i + u as u32 * THREADS;
-            if j < total {
-                let (r, kk) = (j / len, j % len);
-                unsafe { gpu::store(out.add((kk * ROWS as u32 + r) as usize), values[u]) };
-            }
-        }
-        i += A_LOADS_IN_FLIGHT as u32 * THREADS;
-    }
-}
-
-/// Loads of A each thread has in flight while it copies its block's slice of A
-/// to shared memory.
-const A_LOADS_IN_FLIGHT: usize = 8;
 
 /// The most groups of `cols` columns a block takes for an `n`-column B:
 /// enough to cover `n`, a power of two from 8 to [`THREADS`]. The block's
@@ -314,11 +422,12 @@ fn block_coordinates(row_groups: u32, column_blocks: u32) -> (u32, u32, u32) {
 }
 
 /// `acc += A·B` over rows `first..end` of K (one window, A's columns
-/// `first..end` in `a`), this thread's columns `col..` of B, in steps of
-/// [`STEP`] neighbouring rows per k-lane: every load of a step is issued
-/// before any is used. That needs rows of B that start 16-byte aligned
-/// (`whole`: N a multiple of what a 16-byte load holds); the rest goes
-/// one row at a time, every `lanes`-th from the lane's own.
+/// `first..end` in `a`, [`a_stride`] floats per row), this thread's columns
+/// `col..` of B, in steps of [`STEP`] neighbouring rows per k-lane: every
+/// load of a step is issued before any is used. That needs rows of B
+/// that start 16-byte aligned (`whole`: N a multiple of what a 16-byte
+/// load holds); the rest goes one row at a time, every `lanes`-th from
+/// the lane's own.
 #[inline(always)]
 unsafe fn stream<E: Element, const ROWS: usize, const COLS: usize>(
     acc: &mut [[f32; COLS]; ROWS],
@@ -397,7 +506,8 @@ pub unsafe fn gemm<E: Element, const ROWS: usize, const COLS: usize>(
             // Everyone is done with the previous window.
             gpu::sync_threads();
         }
-        unsafe { stage_a::<E, ROWS>(a, k, (row0, rows_of_a), (window, window_end - window), shared) };
+        unsafe { E::stage_a::<ROWS>(a, k, (row0, rows_of_a), (window, window_end - window), shared) };
+        E::wait_staged();
         gpu::sync_threads();
         if col < n {
             unsafe { stream::<E, ROWS, COLS>(&mut acc, (b, n, col, whole), (window, window_end), (lane, lanes), shared) };
@@ -685,8 +795,10 @@ impl SmallMPlan {
     /// Shared memory per block: a window of the slice of A, then the
     /// k-lanes' sums.
     pub const fn shared_bytes(&self) -> u32 {
+        // Rows a window apart ([`a_stride`]); the last as long as the
+        // block's share of K, if shorter.
         let window = a_window(self.rows);
-        let a = 4 * self.rows * if self.k_chunk < window { self.k_chunk } else { window };
+        let a = 4 * ((self.rows - 1) * a_stride(self.rows) + if self.k_chunk < window { self.k_chunk } else { window });
         let reduce = reduce_bytes(self.groups, self.cols);
         if a > reduce { a } else { reduce }
     }

@@ -10,7 +10,7 @@
 //! each tile to finish adds them). fp32 multiply-adds are exact enough and fast enough here: no
 //! 3xTF32 split to pay for. At 16 rows of A the FMAs must keep pace with
 //! DRAM: the block reads its slice of A from shared memory (one broadcast
-//! load per 4 rows), and a thread holds 16 × 4 sums, so 4 blocks fit on
+//! load per 4 values of a row), and a thread holds 16 × 4 sums, so 4 blocks fit on
 //! an SM. The body is shared with BF16 rung 8 ([`crate::gemm::small_m`]);
 //! these are its fp32 entries, one per rows of A per block.
 
