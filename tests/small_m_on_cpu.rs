@@ -251,6 +251,40 @@ fn plans_fill_the_gpu_and_cover_k() {
     assert_eq!(tall.tiles(40, 1000), 3 * column_blocks);
 }
 
+/// Every window of every block's slice of A fits the shared memory the
+/// plan asks for: rows [`small_m::a_stride`] floats apart, the last row as
+/// long as the window rounded up to 8 (a bf16 thread stores 8 values at a
+/// time, zeros past K). Over shapes whose slices of K are short, long
+/// (several windows) or not multiples of 8, at every size of block.
+#[test]
+fn plans_hold_every_window_of_a_in_their_shared_memory() {
+    let mut checked = 0;
+    for m in [1, 2, 8, 9, 16, 17, 64] {
+        for n in [1, 7, 64, 100, 1000, 4096, 28672] {
+            for k in [1, 7, 8, 17, 255, 1000, 4097, 14336, 65536, 1 << 20] {
+                for (element_bytes, blocks_per_sm) in [(4, 4), (4, 8), (2, 4), (2, 8)] {
+                    let plan = SmallMPlan::new((m, n, k), element_bytes, 132, blocks_per_sm);
+                    let stride = small_m::a_stride(plan.rows);
+                    assert!(stride.is_multiple_of(8), "{plan:?}");
+                    for slice in 0..plan.splits {
+                        let (first, end) = (slice * plan.k_chunk, k.min((slice + 1) * plan.k_chunk));
+                        let mut window = first;
+                        while window < end {
+                            let len = (end - window).min(small_m::a_window(plan.rows));
+                            assert!(len <= stride, "{plan:?} at {:?}", (m, n, k));
+                            let needed = 4 * ((plan.rows - 1) * stride + len.next_multiple_of(8));
+                            assert!(needed <= plan.shared_bytes(), "{plan:?} at {:?}: {needed} bytes", (m, n, k));
+                            window += len;
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 10_000, "{checked}");
+}
+
 /// `sum_slices` on the emulator against the order it documents: lane `y`
 /// adds slices `y, y + lanes, …`, then the lanes are added in order. The
 /// result must be those bits exactly (the same partials give the same C
