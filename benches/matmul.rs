@@ -1,7 +1,8 @@
 //! `cargo bench --bench matmul`: every rung of the SGEMM ladder this GPU
 //! runs and cuBLAS, then every BF16 rung this GPU runs and cuBLAS BF16,
 //! timed by criterion with CUDA events (GPU time, not host time), reporting
-//! FLOP/s. Size: 2048³ unless `PTX_LADDER_BENCH_SIZE` says otherwise.
+//! FLOP/s. Size: 2048³ unless `PTX_LADDER_BENCH_SIZE` says otherwise: `N`
+//! for N³, or `MxNxK` for one of a model's shapes (`1x4096x14336`).
 //! Without a GPU it prints why and exits successfully, so `cargo test
 //! --all-targets` stays green on machines without one.
 
@@ -13,7 +14,7 @@ use ptx_ladder::matmul::accuracy::Arithmetic;
 use ptx_ladder::matmul::check::verdict;
 use ptx_ladder::matmul::cublas::Cublas;
 use ptx_ladder::matmul::element::{Element, Gemm};
-use ptx_ladder::matmul::ladder::{Options, measure, prepare};
+use ptx_ladder::matmul::ladder::{Options, measure, parse_size, prepare};
 use ptx_ladder::matmul::rung::Ladder;
 use ptx_ladder::matmul::{bf16, sgemm};
 use std::time::Duration;
@@ -89,6 +90,16 @@ impl ValueFormatter for NanosecondsAndFlops {
 }
 
 fn main() {
+    let size = match std::env::var("PTX_LADDER_BENCH_SIZE") {
+        Err(_) => (2048, 2048, 2048),
+        Ok(text) => match parse_size(&text) {
+            Ok(size) => size,
+            Err(e) => {
+                eprintln!("benches/matmul: PTX_LADDER_BENCH_SIZE: {e}");
+                std::process::exit(2);
+            }
+        },
+    };
     let gpu = match Gpu::open() {
         Ok(gpu) => gpu,
         Err(e) => {
@@ -96,8 +107,7 @@ fn main() {
             return;
         }
     };
-    let size: u32 = std::env::var("PTX_LADDER_BENCH_SIZE").ok().and_then(|s| s.parse().ok()).unwrap_or(2048);
-    let options = Options { size: (size, size, size), reps: Some(1), warmup: 0, seed: 1 };
+    let options = Options { size, reps: Some(1), warmup: 0, seed: 1 };
     let measurement = CudaEvents { stream: gpu.stream() };
     let mut criterion = Criterion::default().with_measurement(measurement).sample_size(10).configure_from_args();
     bench(&gpu, &options, &mut criterion, "sgemm", sgemm::ladder(&kernels_gpu::sgemm::r08_autotuned::CONFIGS[0].kernel));
@@ -108,9 +118,16 @@ fn main() {
 /// One ladder's group: cuBLAS at its element type and every rung that runs
 /// on this GPU at this size.
 fn bench<E: Element>(gpu: &Gpu, options: &Options, criterion: &mut Criterion<CudaEvents>, name: &str, ladder: Ladder<E>) {
-    let (mut buffers, reference) = prepare::<E>(gpu, options, &mut |_| {}).expect("preparing the benchmark inputs");
-    let size = options.size.0;
-    let mut group = criterion.benchmark_group(format!("{name} {size}^3 on {}", gpu.info.name));
+    let (mut buffers, reference) = match prepare::<E>(gpu, options, &mut |_| {}) {
+        Ok(prepared) => prepared,
+        Err(e) => {
+            eprintln!("benches/matmul: {name}: preparing the inputs: {e}");
+            std::process::exit(1);
+        }
+    };
+    let (m, n, k) = options.size;
+    let size = if (m, m) == (n, k) { format!("{m}^3") } else { format!("{m}x{n}x{k}") };
+    let mut group = criterion.benchmark_group(format!("{name} {size} on {}", gpu.info.name));
     group.throughput(Throughput::Elements(buffers.flops() as u64));
     let mut gemms: Vec<(String, Box<dyn Gemm<E>>, Arithmetic)> = Vec::new();
     match Cublas::load(gpu) {

@@ -40,6 +40,19 @@ pub fn validate_size((m, n, k): (u32, u32, u32)) -> Result<()> {
     Ok(())
 }
 
+/// A GEMM's size written `N` (N×N×N) or `MxNxK` (as `1x4096x14336`),
+/// whole numbers from 1, checked by [`validate_size`].
+pub fn parse_size(text: &str) -> Result<(u32, u32, u32)> {
+    let numbers: Option<Vec<u32>> = text.split('x').map(|part| part.trim().parse().ok().filter(|&v: &u32| v > 0)).collect();
+    let size = match numbers.as_deref() {
+        Some(&[n]) => (n, n, n),
+        Some(&[m, n, k]) => (m, n, k),
+        _ => return Err(Error::new(format!("{text:?} is not a size: want N (for N×N×N) or MxNxK, whole numbers from 1"))),
+    };
+    validate_size(size)?;
+    Ok(size)
+}
+
 /// Runs `gemm` once on a reset C and returns C (for checking), then, if
 /// that result is correct, times it: `warmup` untimed runs and `reps` timed
 /// ones (None: enough for about a second, between 5 and 10000).
@@ -306,7 +319,7 @@ fn libraries<E: Element>(
 
 #[cfg(test)]
 mod tests {
-    use super::validate_size;
+    use super::{parse_size, validate_size};
 
     #[test]
     fn sizes_are_validated() {
@@ -316,5 +329,18 @@ mod tests {
         let err = validate_size((65536, 65536, 1)).unwrap_err();
         assert!(err.message().contains("C (M×N) would have 4294967296 elements"), "{err}");
         assert!(validate_size((46340, 46340, 46340)).is_ok());
+    }
+
+    #[test]
+    fn sizes_are_read_as_n_or_m_x_n_x_k() {
+        assert_eq!(parse_size("2048").unwrap(), (2048, 2048, 2048));
+        assert_eq!(parse_size("1x4096x14336").unwrap(), (1, 4096, 14336));
+        assert_eq!(parse_size(" 64 x 64 x 65536 ").unwrap(), (64, 64, 65536));
+        for bad in ["", "0", "1x2", "1x2x3x4", "abc", "1x0x5", "-1", "4096.0"] {
+            let err = parse_size(bad).unwrap_err();
+            assert!(err.message().contains("want N (for N×N×N) or MxNxK"), "{bad:?}: {err}");
+        }
+        // Parsed, then refused for the kernels' 32-bit indices.
+        assert!(parse_size("100000").unwrap_err().message().contains("32-bit indices"));
     }
 }
