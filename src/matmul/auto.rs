@@ -500,11 +500,9 @@ fn tiled_time_of(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine, kernel
 /// included, at [`SPLIT_K_SM_BYTES_PER_SECOND`], unit after unit.
 pub fn split_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine, kernel: &HopperKernel) -> (f64, KSlices) {
     let (time, slices) = split_time_at(dtype, (m, n, k), gpu, kernel, SPLIT_K_STREAM_EFFICIENCY);
-    let units = kernel.tiling.tiles(m, n) as u64 * slices.count as u64;
-    let rounds = units.div_ceil(gpu.multiprocessors as u64) as f64;
-    let launches = if slices.count == 1 { 1.0 } else { 2.0 };
-    let stages = rounds * (slices.k_tiles * kernel.tiling.stage_bytes) as f64 / SPLIT_K_SM_BYTES_PER_SECOND;
-    (time.max(stages + launches * LAUNCH_SECONDS), slices)
+    let stages =
+        unit_rounds(kernel, (m, n), slices, gpu) * (slices.k_tiles * kernel.tiling.stage_bytes) as f64 / SPLIT_K_SM_BYTES_PER_SECOND;
+    (time.max(stages + launches(slices) * LAUNCH_SECONDS), slices)
 }
 
 /// The swap-AB rung's predicted time and cut, for M up to its 16 rows (one
@@ -540,14 +538,28 @@ fn split_time_with(
     efficiency: f64,
 ) -> (f64, KSlices) {
     let slices = kernel.slices((m, n, k), gpu.clusters);
-    let tiles = kernel.tiling.tiles(m, n) as u64;
-    let rounds = (tiles * slices.count as u64).div_ceil(gpu.multiprocessors as u64) as f64;
-    let partials = if slices.count == 1 { 0.0 } else { 2.0 * 4.0 * slices.count as f64 * m as f64 * n as f64 };
-    let bytes = inputs + 4.0 * m as f64 * n as f64 + partials;
-    let launches = if slices.count == 1 { 1.0 } else { 2.0 };
-    let arithmetic = rounds * slice_seconds(dtype, m, kernel, slices, gpu) / efficiency;
-    let time = combined(bytes / (gpu.dram_bytes * stream), arithmetic) + launches * LAUNCH_SECONDS;
+    let bytes = inputs + 4.0 * m as f64 * n as f64 + partial_bytes(slices, (m, n));
+    let arithmetic = unit_rounds(kernel, (m, n), slices, gpu) * slice_seconds(dtype, m, kernel, slices, gpu) / efficiency;
+    let time = combined(bytes / (gpu.dram_bytes * stream), arithmetic) + launches(slices) * LAUNCH_SECONDS;
     (time, slices)
+}
+
+/// Rounds of units (one tile × one slice of K each) when the SMs take one
+/// unit at a time: the units over the SMs, rounded up.
+fn unit_rounds(kernel: &HopperKernel, (m, n): (u32, u32), slices: KSlices, gpu: &Machine) -> f64 {
+    let units = kernel.tiling.tiles(m, n) as u64 * slices.count as u64;
+    units.div_ceil(gpu.multiprocessors as u64) as f64
+}
+
+/// DRAM bytes of the partial sums where K is cut: one fp32 C per slice,
+/// written, then read back by the kernel that adds them.
+fn partial_bytes(slices: KSlices, (m, n): (u32, u32)) -> f64 {
+    if slices.count == 1 { 0.0 } else { 2.0 * 4.0 * slices.count as f64 * m as f64 * n as f64 }
+}
+
+/// Kernel launches: the GEMM, and the partial sums' kernel where K is cut.
+fn launches(slices: KSlices) -> f64 {
+    if slices.count == 1 { 1.0 } else { 2.0 }
 }
 
 /// One unit's arithmetic: a tile's rows over one slice of K. A BF16 tile
@@ -570,15 +582,26 @@ fn slice_seconds(dtype: Dtype, m: u32, kernel: &HopperKernel, slices: KSlices, g
 /// ([`CLUSTER_EXCHANGE_SECONDS_PER_BYTE`]).
 pub fn cluster_split_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine, kernel: &HopperKernel) -> (f64, KSlices) {
     let slices = kernel.slices((m, n, k), gpu.clusters);
-    let tiles = kernel.tiling.tiles(m, n) as u64;
-    let at_once = gpu.clusters.of(slices.count) as u64;
-    let rounds = tiles.div_ceil(at_once) as f64;
+    let rounds = cluster_rounds(kernel, (m, n), slices, gpu);
     let bytes = min_bytes((m, n, k), input_passes(dtype) * input_bytes(dtype));
     let arithmetic = rounds * slice_seconds(dtype, m, kernel, slices, gpu);
-    let tile_bytes = 4.0 * m.min(kernel.tiling.tile_m()) as f64 * n.min(kernel.tiling.tiling.tile_n) as f64;
-    let exchange = if slices.count == 1 { 0.0 } else { rounds * tile_bytes * CLUSTER_EXCHANGE_SECONDS_PER_BYTE };
+    let exchange = exchange_seconds(kernel, (m, n), slices, rounds);
     let time = combined(bytes / (gpu.dram_bytes * SPLIT_K_STREAM_EFFICIENCY), arithmetic) + exchange + LAUNCH_SECONDS;
     (time, slices)
+}
+
+/// Rounds of tiles when each tile's slices of K run as one cluster and
+/// only as many clusters as fit ([`Machine::clusters`]) run at once.
+fn cluster_rounds(kernel: &HopperKernel, (m, n): (u32, u32), slices: KSlices, gpu: &Machine) -> f64 {
+    (kernel.tiling.tiles(m, n) as u64).div_ceil(gpu.clusters.of(slices.count) as u64) as f64
+}
+
+/// Time the blocks of a cluster spend swapping their partial tiles over
+/// the SM-to-SM network ([`CLUSTER_EXCHANGE_SECONDS_PER_BYTE`]), once per
+/// round; none where K is whole.
+fn exchange_seconds(kernel: &HopperKernel, (m, n): (u32, u32), slices: KSlices, rounds: f64) -> f64 {
+    let tile_bytes = 4.0 * m.min(kernel.tiling.tile_m()) as f64 * n.min(kernel.tiling.tiling.tile_n) as f64;
+    if slices.count == 1 { 0.0 } else { rounds * tile_bytes * CLUSTER_EXCHANGE_SECONDS_PER_BYTE }
 }
 
 /// The deep-K rung's predicted time and cut: persistent blocks walk its
@@ -590,10 +613,8 @@ pub fn cluster_split_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machin
 /// copies and the sum.
 pub fn deep_k_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine, kernel: &HopperKernel) -> (f64, KSlices) {
     let slices = kernel.slices((m, n, k), gpu.clusters);
-    let units = kernel.tiling.tiles(m, n) as u64 * slices.count as u64;
-    let rounds = units.div_ceil(gpu.multiprocessors as u64) as f64;
-    let partials = if slices.count == 1 { 0.0 } else { 2.0 * 4.0 * slices.count as f64 * m as f64 * n as f64 };
-    let dram_bytes = min_bytes((m, n, k), input_bytes(dtype)) + partials;
+    let rounds = unit_rounds(kernel, (m, n), slices, gpu);
+    let dram_bytes = min_bytes((m, n, k), input_bytes(dtype)) + partial_bytes(slices, (m, n));
     (swapped_limit(dtype, gpu, kernel, (slices, rounds), dram_bytes) + DEEP_K_FIXED_SECONDS, slices)
 }
 
@@ -630,11 +651,9 @@ fn swapped_limit(dtype: Dtype, gpu: &Machine, kernel: &HopperKernel, (slices, ro
 /// [`FITTED_FIXED_SECONDS`].
 pub fn fitted_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine, kernel: &HopperKernel) -> (f64, KSlices) {
     let slices = kernel.slices((m, n, k), gpu.clusters);
-    let tiles = kernel.tiling.tiles(m, n) as u64;
-    let rounds = tiles.div_ceil(gpu.clusters.of(slices.count) as u64) as f64;
+    let rounds = cluster_rounds(kernel, (m, n), slices, gpu);
     let limit = swapped_limit(dtype, gpu, kernel, (slices, rounds), min_bytes((m, n, k), input_bytes(dtype)));
-    let tile_bytes = 4.0 * m.min(kernel.tiling.tile_m()) as f64 * n.min(kernel.tiling.tiling.tile_n) as f64;
-    let exchange = if slices.count == 1 { 0.0 } else { rounds * tile_bytes * CLUSTER_EXCHANGE_SECONDS_PER_BYTE };
+    let exchange = exchange_seconds(kernel, (m, n), slices, rounds);
     let restarts = (rounds - 1.0) * FITTED_ROUND_SECONDS;
     (limit + exchange + restarts + FITTED_FIXED_SECONDS, slices)
 }
