@@ -14,7 +14,7 @@ use crate::error::{Context as _, Result};
 use cust::event::{Event, EventFlags};
 use cust::memory::DeviceBuffer;
 use kernels_gpu::labs::memory;
-use kernels_gpu::launch::{Dim3, LaunchShape};
+use kernels_gpu::launch::LaunchShape;
 
 /// Run times of one measured operation, in milliseconds.
 #[derive(Clone, Debug, PartialEq)]
@@ -52,7 +52,11 @@ impl Timing {
 pub(crate) struct L2Flush {
     buffer: DeviceBuffer<f32>,
     sums: DeviceBuffer<f32>,
-    blocks: u32,
+    /// The read's launch, and its 16-byte words, threads (the grid
+    /// stride) and steps per thread.
+    shape: LaunchShape,
+    quads: u32,
+    threads: u32,
     steps: u32,
 }
 
@@ -62,25 +66,21 @@ impl L2Flush {
         let words = (2 * gpu.info.l2_bytes as usize).max(8 << 20) / 4;
         let mut buffer = gpu.alloc(words, "the L2 flush buffer")?;
         buffer.set_32(0).context("filling the L2 flush buffer")?;
-        let blocks = gpu.info.multiprocessors * FLUSH_BLOCKS_PER_SM;
-        let threads = blocks * memory::THREADS;
+        let shape = memory::read_launch(gpu.info.multiprocessors);
+        let threads = shape.grid.x * memory::THREADS;
         let sums = gpu.alloc(threads as usize, "the L2 flush sums")?;
-        let steps = (words as u32 / 4).div_ceil(threads * memory::LOADS_PER_STEP);
-        Ok(L2Flush { buffer, sums, blocks, steps })
+        let quads = words as u32 / 4;
+        let steps = quads.div_ceil(threads * memory::LOADS_PER_STEP);
+        Ok(L2Flush { buffer, sums, shape, quads, threads, steps })
     }
 
     /// Enqueues the read on `gpu`'s stream: the memory lab's read kernel,
     /// each thread walking the buffer with a grid stride, once over.
     fn enqueue(&self, gpu: &Gpu) -> Result<()> {
-        let quads = (self.buffer.len() / 4) as u32;
-        let threads = self.blocks * memory::THREADS;
-        let shape = LaunchShape { grid: Dim3::new(self.blocks, 1, 1), block: Dim3::new(memory::THREADS, 1, 1), shared_bytes: 0 };
-        gpu.launch(&memory::MEMORY_READ, shape, (pointer(&self.buffer), quads, threads, self.steps, pointer(&self.sums)))
+        let args = (pointer(&self.buffer), self.quads, self.threads, self.steps, pointer(&self.sums));
+        gpu.launch(&memory::MEMORY_READ, self.shape, args)
     }
 }
-
-/// Blocks per multiprocessor of the flush's read.
-const FLUSH_BLOCKS_PER_SM: u32 = 8;
 
 impl Gpu {
     /// From now on, [`Gpu::time`] reads a buffer twice the size of L2

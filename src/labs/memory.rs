@@ -13,7 +13,7 @@ use crate::svg::{Anchor, Svg, TextStyle};
 use cust::memory::{CopyDestination, DeviceBuffer};
 use kernels_gpu::labs::memory::{
     FMAS_PER_STEP, LOADS_PER_STEP, MEMORY_CHASE_L1, MEMORY_CHASE_L2, MEMORY_CHASE_SHARED, MEMORY_FMA_CHAIN, MEMORY_READ,
-    MEMORY_SHARED_READ, SHARED_LOADS_PER_ROUND, THREADS, TILE_QUADS, wrap_add,
+    MEMORY_SHARED_READ, SHARED_LOADS_PER_ROUND, THREADS, TILE_QUADS, read_launch, wrap_add,
 };
 use kernels_gpu::launch::{Dim3, Kernel, LaunchShape};
 
@@ -23,11 +23,9 @@ const MIB: u64 = 1024 * 1024;
 /// Smallest and largest working sets the sweep accepts.
 pub const MIN_BYTES: u64 = 16 * KIB;
 pub const MAX_BYTES: u64 = 16 << 30;
-/// Blocks per SM of the read kernel: 8 × 256 threads fill an SM's 2048 slots.
 /// The pointer-chasing kernels' typed handle (both chases share it).
 type ChaseKernel = Kernel<(u64, u32, u32, *mut u64)>;
 
-const READ_BLOCKS_PER_SM: u32 = 8;
 /// Distance between the slots of a global chase: one 128-byte line each.
 const CHASE_STRIDE: u64 = 128;
 
@@ -133,9 +131,8 @@ pub fn bandwidth(gpu: &Gpu, sets: &[u64], reps: u32, bytes_per_launch: u64, prog
     gpu.ensure_fits(largest as u128 + (1 << 24), "the bandwidth sweep")?;
     let mut data = gpu.alloc((largest / 4) as usize, "working set")?;
     data.set_32(1.0f32.to_bits()).context("filling the working set")?;
-    let blocks = gpu.info.multiprocessors * READ_BLOCKS_PER_SM;
-    let threads = blocks * THREADS;
-    let shape = LaunchShape { grid: Dim3::new(blocks, 1, 1), block: Dim3::new(THREADS, 1, 1), shared_bytes: 0 };
+    let shape = read_launch(gpu.info.multiprocessors);
+    let threads = shape.grid.x * THREADS;
     let mut out = gpu.alloc(threads as usize, "sums")?;
     let mut points = Vec::new();
     for &set in sets {

@@ -4,6 +4,7 @@
 //! cycles; a dependent FMA chain gives the register baseline.
 
 use crate::gpu;
+use crate::launch::LaunchShape;
 use kernels_macros::kernel;
 
 /// Independent 128-bit loads per thread and step of [`memory_read`]: more
@@ -11,6 +12,16 @@ use kernels_macros::kernel;
 pub const LOADS_PER_STEP: u32 = 4;
 /// Threads per block of the bandwidth kernels.
 pub const THREADS: u32 = 256;
+/// Blocks per SM of [`memory_read`]'s launches: 8 × 256 threads fill an
+/// SM's 2048 slots.
+pub const READ_BLOCKS_PER_SM: u32 = 8;
+
+/// [`memory_read`]'s launch on a GPU of `multiprocessors` SMs:
+/// [`READ_BLOCKS_PER_SM`] blocks of [`THREADS`] on each (the memory lab's
+/// bandwidth sweep, and the timing's L2 flush).
+pub const fn read_launch(multiprocessors: u32) -> LaunchShape {
+    LaunchShape::linear(multiprocessors * READ_BLOCKS_PER_SM, THREADS, 0)
+}
 /// Shared tile of [`memory_shared_read`]: 2048 quads of four floats, 32 KB.
 pub const TILE_QUADS: u32 = 2048;
 /// 128-bit shared loads per thread and round of [`memory_shared_read`].
