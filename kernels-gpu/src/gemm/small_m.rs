@@ -16,7 +16,11 @@
 //! - enough bytes in flight (Little's law: bandwidth × latency, tens of
 //!   KB per SM): each thread issues the loads of 8 rows of B before it
 //!   uses any of them, marked as read once (`ld.global.cs`);
-//! - A from shared memory: every thread uses every value of the block's
+//! - at one row of A, A where it lies: a block reads its 8 values per
+//!   step from global memory (one load for all the warp's threads, L1
+//!   keeps them), so it starts on B at once, with no staging and no
+//!   barrier;
+//! - at 8 and 16 rows, A from shared memory: every thread uses every value of the block's
 //!   slice of A, so the block copies it there once (in windows of 32 KB),
 //!   row by row (fp32 by asynchronous 16-byte copies), and one broadcast
 //!   load then gives 4 neighbouring values of K of a row to a whole warp.
@@ -93,6 +97,13 @@ pub trait Element: Copy {
     /// `p` must be readable.
     unsafe fn load1(p: *const Self) -> f32;
 
+    /// `p[0..N]` as fp32, as [`Element::load`] but kept in the caches (A's
+    /// values, which every thread of a block reads).
+    ///
+    /// # Safety
+    /// As [`Element::load`].
+    unsafe fn load_cached<const N: usize>(p: *const Self) -> [f32; N];
+
     /// Starts copying the block's slice of A (rows `row0..row0 + ROWS`,
     /// columns `first..first + len`) to shared memory at `out` as fp32,
     /// row by row, [`a_stride`] floats apart, so that one broadcast
@@ -128,6 +139,18 @@ impl Element for f32 {
     #[inline(always)]
     unsafe fn load1(p: *const f32) -> f32 {
         unsafe { gpu::load(p) }
+    }
+
+    #[inline(always)]
+    unsafe fn load_cached<const N: usize>(p: *const f32) -> [f32; N] {
+        let mut out = [0.0; N];
+        for j in 0..N / 4 {
+            let v = unsafe { load_f32x4(p.add(4 * j)) };
+            for i in 0..4 {
+                out[4 * j + i] = v[i];
+            }
+        }
+        out
     }
 
     /// Asynchronous copies (`cp.async`) of 16 bytes, 4 values of K, or
@@ -167,6 +190,19 @@ impl Element for f32 {
     }
 }
 
+/// Eight bf16 values, loaded as four 32-bit words (two values each, the
+/// first in the low half), as fp32.
+#[inline(always)]
+fn widen(words: [f32; 4]) -> [f32; 8] {
+    let mut out = [0.0; 8];
+    for i in 0..4 {
+        let word = words[i].to_bits();
+        out[2 * i] = f32::from_bits(word << 16);
+        out[2 * i + 1] = f32::from_bits(word & 0xffff_0000);
+    }
+    out
+}
+
 impl Element for u16 {
     /// Eight bf16 values per 16-byte load (read as four 32-bit words,
     /// two values each, the first in the low half).
@@ -176,12 +212,10 @@ impl Element for u16 {
         // Index loops, not iterator adapters: those were not unrolled on
         // the GPU and put the arrays in local memory.
         for j in 0..N / 8 {
-            let at = unsafe { p.add(8 * j).cast::<f32>() };
-            let words = unsafe { load_f32x4_streaming(at) };
-            for i in 0..4 {
-                let word = words[i].to_bits();
-                out[8 * j + 2 * i] = f32::from_bits(word << 16);
-                out[8 * j + 2 * i + 1] = f32::from_bits(word & 0xffff_0000);
+            let words = unsafe { load_f32x4_streaming(p.add(8 * j).cast::<f32>()) };
+            let values = widen(words);
+            for i in 0..8 {
+                out[8 * j + i] = values[i];
             }
         }
         out
@@ -190,6 +224,18 @@ impl Element for u16 {
     #[inline(always)]
     unsafe fn load1(p: *const u16) -> f32 {
         gpu::bf16_to_f32(unsafe { gpu::load(p) })
+    }
+
+    #[inline(always)]
+    unsafe fn load_cached<const N: usize>(p: *const u16) -> [f32; N] {
+        let mut out = [0.0; N];
+        for j in 0..N / 8 {
+            let values = widen(unsafe { load_f32x4(p.add(8 * j).cast::<f32>()) });
+            for i in 0..8 {
+                out[8 * j + i] = values[i];
+            }
+        }
+        out
     }
 
     /// Through registers, where each value is widened to fp32: an
@@ -215,12 +261,7 @@ impl Element for u16 {
                     if valid > 0 {
                         let src = unsafe { a.add((row0 + r) as usize * k as usize + (first + kk) as usize) };
                         if valid == 8 && (src as usize).is_multiple_of(16) {
-                            let words = unsafe { gpu::load_f32x4(src.cast::<f32>()) };
-                            for i in 0..4 {
-                                let word = words[i].to_bits();
-                                values[u][2 * i] = f32::from_bits(word << 16);
-                                values[u][2 * i + 1] = f32::from_bits(word & 0xffff_0000);
-                            }
+                            values[u] = widen(unsafe { gpu::load_f32x4(src.cast::<f32>()) });
                         } else {
                             for i in 0..8 {
                                 if (i as u32) < valid {
@@ -301,44 +342,83 @@ fn next_piece(r: u32, piece: u32, per_row: u32) -> (u32, u32) {
 /// slice of A to shared memory through registers.
 const A_LOADS_IN_FLIGHT: usize = 4;
 
-/// Values `kk..kk + U` of row `r` of the block's slice of A in shared
-/// memory (`ROWS` rows, [`a_stride`] floats apart): one broadcast 16-byte
-/// load per 4 values where `U` is a multiple of 4 (`kk` then is a
-/// multiple of 8), else one at a time. The rows' distance is a constant,
-/// so each row's loads take an immediate offset from one address: with
-/// it a variable, the 16 rows' addresses took registers that the 16-row
-/// kernels (at most 128) did not have.
-#[inline(always)]
-unsafe fn a_values<const ROWS: usize, const U: usize>(a: *const f32, r: usize, kk: u32) -> [f32; U] {
-    let at = a.wrapping_add(kk as usize).wrapping_add(r * a_stride(ROWS as u32) as usize);
-    let mut out = [0.0; U];
-    if U % 4 == 0 {
-        for j in 0..U / 4 {
-            let v = unsafe { load_f32x4(at.add(4 * j)) };
-            for i in 0..4 {
-                out[4 * j + i] = v[i];
+/// Where a block reads its values of A, `U` neighbouring values of K of
+/// row `r` at a time from `kk` (counted from the window's first value).
+trait AValues {
+    /// Values `kk..kk + U` of row `r`; `kk` is a multiple of 8 where `U`
+    /// is a multiple of 4.
+    ///
+    /// # Safety
+    /// `r` and `kk..kk + U` lie in the window.
+    unsafe fn values<const U: usize>(&self, r: usize, kk: u32) -> [f32; U];
+}
+
+/// The block's slice of A staged in shared memory (`ROWS` rows,
+/// [`a_stride`] floats apart): one broadcast 16-byte load per 4 values
+/// where `U` is a multiple of 4, else one at a time. The rows' distance
+/// is a constant, so each row's loads take an immediate offset from one
+/// address: with it a variable, the 16 rows' addresses took registers that
+/// the 16-row kernels (at most 128) did not have.
+struct Staged<const ROWS: usize>(*const f32);
+
+impl<const ROWS: usize> AValues for Staged<ROWS> {
+    #[inline(always)]
+    unsafe fn values<const U: usize>(&self, r: usize, kk: u32) -> [f32; U] {
+        let at = self.0.wrapping_add(kk as usize).wrapping_add(r * a_stride(ROWS as u32) as usize);
+        let mut out = [0.0; U];
+        if U % 4 == 0 {
+            for j in 0..U / 4 {
+                let v = unsafe { load_f32x4(at.add(4 * j)) };
+                for i in 0..4 {
+                    out[4 * j + i] = v[i];
+                }
+            }
+        } else {
+            for u in 0..U {
+                out[u] = unsafe { gpu::load(at.add(u)) };
             }
         }
-    } else {
-        for u in 0..U {
-            out[u] = unsafe { gpu::load(at.add(u)) };
-        }
+        out
     }
-    out
+}
+
+/// One row of A read where it lies, in global memory (through L1, where
+/// a warp's loads of the same values are one): at one row of A a block
+/// needs no staging, so it starts on B without waiting for A to land and
+/// for a barrier. `at` is the row's value at the window's start;
+/// `aligned` whether it is 16-byte aligned (then so is every whole step's
+/// first value: `kk` is a multiple of 8).
+struct Direct<E> {
+    at: *const E,
+    aligned: bool,
+}
+
+impl<E: Element> AValues for Direct<E> {
+    #[inline(always)]
+    unsafe fn values<const U: usize>(&self, _r: usize, kk: u32) -> [f32; U] {
+        let at = unsafe { self.at.add(kk as usize) };
+        if U % cols::<E>() == 0 && self.aligned {
+            return unsafe { E::load_cached::<U>(at) };
+        }
+        let mut out = [0.0; U];
+        for u in 0..U {
+            out[u] = unsafe { E::load1(at.add(u)) };
+        }
+        out
+    }
 }
 
 /// `acc[r][c] += A[r][kk + u] · b[u][c]` for the `U` neighbouring rows of
-/// B in `b`, in k order for each sum, A's values from the block's slice in
-/// shared memory.
+/// B in `b`, in k order for each sum, A's values from `a`.
 #[inline(always)]
 unsafe fn multiply_add<const ROWS: usize, const COLS: usize, const U: usize>(
     acc: &mut [[f32; COLS]; ROWS],
-    a: *const f32,
+    a: &impl AValues,
     kk: u32,
     b: &[[f32; COLS]; U],
 ) {
     for r in 0..ROWS {
-        let values = unsafe { a_values::<ROWS, U>(a, r, kk) };
+        let values = unsafe { a.values::<U>(r, kk) };
         for u in 0..U {
             for c in 0..COLS {
                 acc[r][c] = gpu::fma(values[u], b[u][c], acc[r][c]);
@@ -384,6 +464,10 @@ pub const IN_FLIGHT: usize = 8;
 /// the narrowed blocks measured 1.2-2.3x slower. At 32 columns per row, A
 /// is at most a 33rd.
 pub const COLUMNS_PER_ROW_OF_A: u32 = 32;
+
+/// Shared memory for the flag that tells a block it is its tile's last
+/// (`add_slices_if_last`).
+const LAST_FLAG_BYTES: u32 = 4;
 
 /// Bytes of partial sums the last block of a tile may read to add the
 /// tile's slices: 16 loads of 16 bytes for each of its threads.
@@ -434,7 +518,7 @@ unsafe fn stream<E: Element, const ROWS: usize, const COLS: usize>(
     (b, n, col, whole): (*const E, u32, u32, bool),
     (first, end): (u32, u32),
     (lane, lanes): (u32, u32),
-    a: *const f32,
+    a: &impl AValues,
 ) {
     let step = lanes * STEP as u32;
     let mut base = first;
@@ -497,22 +581,32 @@ pub unsafe fn gemm<E: Element, const ROWS: usize, const COLS: usize>(
     // comes from shared memory, staged once per window of K. (Read from
     // global memory through L1 for each step, it kept the warps waiting
     // on loads.)
-    let shared = gpu::dynamic_shared::<f32>();
     let mut acc = [[0.0f32; COLS]; ROWS];
-    let mut window = first;
-    while window < end {
-        let window_end = end.min(window + a_window(ROWS as u32));
-        if window > first {
-            // Everyone is done with the previous window.
-            gpu::sync_threads();
-        }
-        unsafe { E::stage_a::<ROWS>(a, k, (row0, rows_of_a), (window, window_end - window), shared) };
-        E::wait_staged();
-        gpu::sync_threads();
+    if ROWS == 1 {
+        // One row of A: read where it lies, no staging.
+        let at = unsafe { a.add(row0 as usize * k as usize + first as usize) };
+        let a_row = Direct { at, aligned: (at as usize).is_multiple_of(16) };
         if col < n {
-            unsafe { stream::<E, ROWS, COLS>(&mut acc, (b, n, col, whole), (window, window_end), (lane, lanes), shared) };
+            unsafe { stream::<E, ROWS, COLS>(&mut acc, (b, n, col, whole), (first, end), (lane, lanes), &a_row) };
         }
-        window = window_end;
+    } else {
+        let shared = gpu::dynamic_shared::<f32>();
+        let mut window = first;
+        while window < end {
+            let window_end = end.min(window + a_window(ROWS as u32));
+            if window > first {
+                // Everyone is done with the previous window.
+                gpu::sync_threads();
+            }
+            unsafe { E::stage_a::<ROWS>(a, k, (row0, rows_of_a), (window, window_end - window), shared) };
+            E::wait_staged();
+            gpu::sync_threads();
+            if col < n {
+                let staged = Staged::<ROWS>(shared.cast_const());
+                unsafe { stream::<E, ROWS, COLS>(&mut acc, (b, n, col, whole), (window, window_end), (lane, lanes), &staged) };
+            }
+            window = window_end;
+        }
     }
     let slice = unsafe { partial.add(split as usize * m as usize * n as usize) };
     if lanes == 1 {
@@ -792,15 +886,21 @@ impl SmallMPlan {
         m.div_ceil(self.rows) * n.div_ceil(self.block_columns())
     }
 
-    /// Shared memory per block: a window of the slice of A, then the
-    /// k-lanes' sums.
+    /// Shared memory per block: a window of the slice of A (none at one
+    /// row of A), then the k-lanes' sums, then the last block's flag.
     pub const fn shared_bytes(&self) -> u32 {
         // Rows a window apart ([`a_stride`]); the last as long as the
-        // block's share of K, if shorter.
+        // block's share of K, if shorter. One row of A is not staged.
         let window = a_window(self.rows);
-        let a = 4 * ((self.rows - 1) * a_stride(self.rows) + if self.k_chunk < window { self.k_chunk } else { window });
+        let a = if self.rows == 1 {
+            0
+        } else {
+            4 * ((self.rows - 1) * a_stride(self.rows) + if self.k_chunk < window { self.k_chunk } else { window })
+        };
         let reduce = reduce_bytes(self.groups, self.cols);
-        if a > reduce { a } else { reduce }
+        // At least the last block's flag (`add_slices_if_last`).
+        let most = if a > reduce { a } else { reduce };
+        if most > LAST_FLAG_BYTES { most } else { LAST_FLAG_BYTES }
     }
 
     /// Grid and block of the kernel.
