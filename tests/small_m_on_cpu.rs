@@ -195,9 +195,10 @@ fn plans_narrow_their_blocks_to_add_in_one_launch() {
     let o = SmallMPlan::new((1, 4096, 4096), 4, 132, 8);
     assert_eq!((o.groups, o.splits), (16, 16), "{o:?}");
     assert!(o.adds_in_kernel() && o.k_chunk.is_multiple_of(8 * small_m::K_GRANULE), "{o:?}");
-    // Wide B: 56 blocks of 512 columns, halved once to 112, 10 slices.
+    // Wide B: 56 blocks of 512 columns, halved once to 112, 9 slices (10
+    // would make 1120 blocks, past the 1056 that fit at once).
     let gate_up = SmallMPlan::new((1, 28672, 4096), 4, 132, 8);
-    assert_eq!((gate_up.groups, gate_up.splits), (64, 10), "{gate_up:?}");
+    assert_eq!((gate_up.groups, gate_up.splits), (64, 9), "{gate_up:?}");
     // bf16, N = 3584, K = 18944: 8 groups would still want 19 slices; cut
     // into at most 16, the 56 x 15 blocks give the SMs most of theirs.
     let qwen = SmallMPlan::new((1, 3584, 18944), 2, 132, 8);
@@ -249,6 +250,35 @@ fn plans_fill_the_gpu_and_cover_k() {
     let column_blocks = 1000u32.div_ceil(tall.block_columns());
     assert_eq!((grid.x, grid.y, grid.z), (3 * column_blocks * tall.splits, 1, 1), "{tall:?}");
     assert_eq!(tall.tiles(40, 1000), 3 * column_blocks);
+}
+
+/// Where the tiles alone leave SMs free, K is cut into no more blocks than
+/// the SMs hold at once: a few blocks past a wave would run a second wave
+/// almost alone, each streaming its slice on an SM of its own. Over M = 1
+/// to 64, N up to 28672 and K up to 2^20, both element types and 4 or 8
+/// blocks per SM (the old rounding up fails it: Llama-3-8B's gate_up at
+/// M = 1 made 1120 blocks for 1056 places).
+#[test]
+fn plans_fill_at_most_one_wave_when_cutting_k() {
+    let mut checked = 0;
+    for blocks_per_sm in [4, 8] {
+        let slots = 132 * blocks_per_sm;
+        for element_bytes in [2, 4] {
+            for m in [1, 2, 8, 9, 16, 17, 64] {
+                for n in [1, 64, 100, 1000, 3584, 4096, 5120, 6144, 10240, 14336, 28672] {
+                    for k in [1, 7, 640, 2560, 4096, 5120, 14336, 18944, 65536, 1 << 20] {
+                        let plan = SmallMPlan::new((m, n, k), element_bytes, 132, blocks_per_sm);
+                        let blocks = plan.launch(m, n).grid.volume();
+                        if plan.splits > 1 {
+                            assert!(blocks <= slots as u64, "{:?}: {blocks} blocks for {slots} places, {plan:?}", (m, n, k));
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 500, "{checked}");
 }
 
 /// Every window of every block's slice of A fits the shared memory the

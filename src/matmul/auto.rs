@@ -49,7 +49,7 @@
 
 use super::dtype::Dtype;
 use kernels_gpu::gemm::hopper::HopperKernel;
-use kernels_gpu::gemm::small_m::SmallMPlan;
+use kernels_gpu::gemm::small_m::{self, SmallMPlan};
 use kernels_gpu::gemm::split_k::{ClusterSlots, KSlices};
 
 /// Clusters of 1 to 8 blocks of the Hopper GEMMs that the H200 runs at
@@ -177,22 +177,10 @@ fn input_passes(dtype: Dtype) -> f64 {
     }
 }
 
-/// Blocks per SM the small-M plan aims for at `m` rows of A. The 8- and
-/// 16-row kernels: as many as the 16-row fp32 kernel's launch bounds fit
-/// (4); more cut K finer and add partial sums (on the H200 at 8 per SM the
-/// fp32 kernel took 87.5 µs on Llama-3-8B's down at M = 16 and 44.4 µs at
-/// 64×64×65536, at 4 per SM 80.2 and 39.6 µs). The 1-row kernels hold a
-/// few sums per thread, so 8 blocks fit and keep twice the loads in
-/// flight: bf16 M = 1 o took 19.5 µs at 8 per SM, 22.0 at 4, 22.4 at 16
-/// (fp32: 26.6, 26.8, 27.6).
-const fn small_m_blocks_per_sm(m: u32) -> u32 {
-    if m == 1 { 8 } else { 4 }
-}
-
 /// The small-M kernel's plan for elements of `element_bytes` on a GPU of
 /// `multiprocessors` SMs: what the model predicts and the rung runs.
 pub const fn small_m_plan((m, n, k): (u32, u32, u32), element_bytes: u32, multiprocessors: u32) -> SmallMPlan {
-    SmallMPlan::new((m, n, k), element_bytes, multiprocessors, small_m_blocks_per_sm(m))
+    SmallMPlan::new((m, n, k), element_bytes, multiprocessors, small_m::blocks_per_sm(small_m::rows_for(m)))
 }
 
 /// How much of the shorter of memory time and arithmetic time a kernel

@@ -789,7 +789,33 @@ unsafe fn store_row<const COLS: usize>(out: *mut f32, n: u32, (row, col): (u32, 
     }
 }
 
-/// How one small-M GEMM is cut up: rows of A per block, columns per
+/// Rows of A per block for an `m`-row A: 1, 8 or 16 (which kernel runs).
+pub const fn rows_for(m: u32) -> u32 {
+    match m {
+        1 => 1,
+        2..=8 => 8,
+        _ => 16,
+    }
+}
+
+/// Blocks per SM the plan counts on for blocks of `rows` rows of A, and
+/// what the kernels' launch bounds promise (the compiler keeps their
+/// registers to what that many blocks leave).
+///
+/// The 8- and 16-row kernels: 4, as many as the 16-row fp32 kernel's 16 ×
+/// 4 sums let fit; more would cut K finer and add more partial sums (on
+/// the H200 at 8 per SM the fp32 kernel took 87.5 µs on Llama-3-8B's down
+/// at M = 16 and 44.4 µs at 64×64×65536, at 4 per SM 80.2 and 39.6 µs).
+///
+/// The 1-row kernels hold a few sums per thread, so 8 fit and keep twice
+/// the loads in flight: bf16 M = 1 o took 19.5 µs at 8 per SM, 22.0 at 4,
+/// 22.4 at 16 (fp32: 26.6, 26.8, 27.6). Without the bound, the bf16 1-row
+/// kernel once took 80 registers, which let only 6 blocks of 128 threads
+/// fit, and a plan for 8 per SM then ran a second, mostly empty wave.
+pub const fn blocks_per_sm(rows: u32) -> u32 {
+    if rows == 1 { 8 } else { 4 }
+}
+
 /// block, K per block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SmallMPlan {
@@ -819,11 +845,7 @@ impl SmallMPlan {
     /// give the SMs half their blocks. If none, the widest blocks, and a
     /// second kernel adds the slices.
     pub const fn new((m, n, k): (u32, u32, u32), element_bytes: u32, multiprocessors: u32, blocks_per_sm: u32) -> SmallMPlan {
-        let rows = match m {
-            1 => 1,
-            2..=8 => 8,
-            _ => 16,
-        };
+        let rows = rows_for(m);
         let cols = cols_of(element_bytes);
         let slots = multiprocessors * blocks_per_sm;
         let widest = SmallMPlan::with_groups((m, n, k), (rows, cols, column_groups(n, cols)), slots, u32::MAX);
@@ -858,12 +880,23 @@ impl SmallMPlan {
     }
 
     /// The plan with `groups` groups of columns per block, K split until
-    /// there are about `slots` blocks, into at most `max_splits` slices.
+    /// there are as many blocks as `slots` hold at once, or fewer, into at
+    /// most `max_splits` slices. Rounding the slices up instead would leave
+    /// a few blocks for a second wave, each then streaming its slice alone
+    /// on an SM: on the H200 at M = 1 on Llama-3-8B's gate_up (bf16), 1120
+    /// blocks took 74 µs on 1056 slots, and 64 µs on 792 (when the kernel's
+    /// registers let only 6 blocks fit), whose second wave is fuller.
     const fn with_groups((m, n, k): (u32, u32, u32), (rows, cols, groups): (u32, u32, u32), slots: u32, max_splits: u32) -> SmallMPlan {
         let tiles = n.div_ceil(groups * cols) * m.div_ceil(rows);
-        let wanted = slots.div_ceil(tiles);
-        let wanted = if wanted > max_splits { max_splits } else { wanted };
-        let chunk = k.div_ceil(if wanted == 0 { 1 } else { wanted });
+        let wanted = slots / tiles;
+        let wanted = if wanted > max_splits {
+            max_splits
+        } else if wanted == 0 {
+            1
+        } else {
+            wanted
+        };
+        let chunk = k.div_ceil(wanted);
         let granule = K_GRANULE * (THREADS / groups);
         let k_chunk = chunk.div_ceil(granule) * granule;
         SmallMPlan { rows, cols, groups, k_chunk, splits: k.div_ceil(k_chunk) }
