@@ -63,19 +63,33 @@ pub const H200_CLUSTERS: ClusterSlots = ClusterSlots([132, 66, 39, 30, 22, 17, 1
 /// than below.
 pub const SMALL_M_FMA_EFFICIENCY_F32: f64 = 0.4;
 
-/// The same on bf16 inputs: each value is unpacked to fp32 before its
-/// FMAs, and at 16 rows of A a thread's 16 × 8 sums leave room for 8
-/// warps per SM. 0.1 was measured (7-11 TFLOP/s of 66.9 at 8 and 16 rows
-/// of A) while A still came from global memory. Not re-measured since:
-/// at every M the kernel is for, the BF16 ladder's swapped tensor-core
-/// tiles measured faster (M = 1: 17.5-70.1 µs against 21.2-71.5 on
-/// Llama-3-8B's projections), and this rate keeps the model agreeing.
+/// The same on bf16 inputs at 8 and 16 rows of A: each value is unpacked
+/// to fp32 before its FMAs, and at 16 rows of A a thread's 16 × 8 sums
+/// leave room for 8 warps per SM. 0.1 was measured (7-11 TFLOP/s of 66.9
+/// at 8 and 16 rows of A) while A still came from global memory. Not
+/// re-measured since: at those M the BF16 ladder's swapped tensor-core
+/// tiles are faster (M = 16 on Llama-3-8B's projections on the H200:
+/// 14.5-61.6 µs against 45.3-150.7), and this rate keeps the model
+/// agreeing.
 pub const SMALL_M_FMA_EFFICIENCY_BF16: f64 = 0.1;
 
-/// [`SMALL_M_FMA_EFFICIENCY_F32`] or [`SMALL_M_FMA_EFFICIENCY_BF16`].
-fn small_m_fma_efficiency(dtype: Dtype) -> f64 {
+/// The same on bf16 inputs at one row of A, where each value of B takes
+/// one FMA beside its unpacking and nothing waits on A (read where it
+/// lies): fitted on the H200 to BF16 rung 8 at M = 1 with weights from
+/// DRAM, which took 15.8, 19.5, 61.2 and 34.5 µs on Llama-3-8B's o, qkv,
+/// gate_up and down, and 20.7, 38.8 and 21.0 µs on Llama-2-13B's o,
+/// Qwen-7B's down and phi-2's fc1. 0.2 predicts each within 13%, above
+/// rather than below, and so picks the kernel for the 117-235 MB weights
+/// (where it was 3-6% faster than the swapped tiles) and not for the
+/// 34-52 MB ones (where it was 2-9% slower).
+pub const SMALL_M_FMA_EFFICIENCY_BF16_ONE_ROW: f64 = 0.2;
+
+/// [`SMALL_M_FMA_EFFICIENCY_F32`], [`SMALL_M_FMA_EFFICIENCY_BF16`] or, at
+/// one row of A, [`SMALL_M_FMA_EFFICIENCY_BF16_ONE_ROW`].
+fn small_m_fma_efficiency(dtype: Dtype, rows: u32) -> f64 {
     match dtype {
         Dtype::F32 => SMALL_M_FMA_EFFICIENCY_F32,
+        Dtype::Bf16 if rows == 1 => SMALL_M_FMA_EFFICIENCY_BF16_ONE_ROW,
         Dtype::Bf16 => SMALL_M_FMA_EFFICIENCY_BF16,
     }
 }
@@ -418,7 +432,7 @@ pub fn small_m_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine) -> 
     let bytes = input_bytes(dtype) * (kf * nf + mf * kf) + 2.0 * partials + 4.0 * mf * nf;
     let flops = 2.0 * mf * nf * kf;
     let launches = if plan.adds_in_kernel() { 1.0 } else { 2.0 };
-    let arithmetic = flops / (gpu.fp32_flops * small_m_fma_efficiency(dtype));
+    let arithmetic = flops / (gpu.fp32_flops * small_m_fma_efficiency(dtype, plan.rows));
     let time = combined(bytes / gpu.dram_bytes, arithmetic) + SMALL_M_START_SECONDS + launches * LAUNCH_SECONDS;
     (time, plan)
 }
@@ -843,12 +857,16 @@ mod tests {
             assert!(matches!(pick(Dtype::F32, (1, n, k)), Pick::SmallM(_)), "fp32 M = 1, {k}x{n}");
             assert_eq!(pick(Dtype::Bf16, (8192, n, k)), Pick::Tiled, "M = 8192, {k}x{n}");
         }
-        // BF16 at M = 1: 16-row swapped tiles (rung 11's, or rung 12's
-        // summed in a cluster) stream the weights through deeper stages
-        // than the small-M kernel keeps loads in flight.
-        for (k, n) in [(4096, 6144), (4096, 4096), (4096, 28672), (14336, 4096)] {
+        // BF16 at M = 1: where the weights are few (34-50 MB), 16-row
+        // swapped tiles (rung 11's, or rung 12's summed in a cluster),
+        // which start streaming sooner; where they are many (117-235 MB),
+        // the small-M kernel, which streams them faster.
+        for (k, n) in [(4096, 6144), (4096, 4096)] {
             let swapped = matches!(pick(Dtype::Bf16, (1, n, k)), Pick::SwapAb(_) | Pick::FittedTiles { tile: 0 | 1, .. });
             assert!(swapped, "M = 1, {k}x{n}");
+        }
+        for (k, n) in [(4096, 28672), (14336, 4096)] {
+            assert!(matches!(pick(Dtype::Bf16, (1, n, k)), Pick::SmallM(_)), "M = 1, {k}x{n}");
         }
         assert_eq!(pick(Dtype::Bf16, (4096, 4096, 4096)), Pick::Tiled);
         assert_eq!(pick(Dtype::F32, (8192, 8192, 8192)), Pick::Tiled);
@@ -885,9 +903,10 @@ mod tests {
         let choice = choose(Dtype::Bf16, (1, 4096, 14336), &Machine::H200, true);
         assert!(choice.why.starts_with("1 FLOP/B vs ridge 220: memory-bound"), "{}", choice.why);
         // 117 MB of weights and 0.5 MB of partial sums (K in 16 pieces, 64
-        // blocks of 64 columns) at 4.5 TB/s (26 us), half of 17.6 us of
-        // FMAs, 5 us of start and one launch.
-        assert!((choice.small_m_seconds * 1e6 - 42.5).abs() < 0.1, "{}", choice.small_m_seconds);
+        // blocks of 64 columns) at 4.5 TB/s (26 us), half of 8.8 us of
+        // FMAs (one row of A: a fifth of the fp32 peak), 5 us of start and
+        // one launch.
+        assert!((choice.small_m_seconds * 1e6 - 38.1).abs() < 0.1, "{}", choice.small_m_seconds);
         let elsewhere = choose(Dtype::Bf16, (4096, 4096, 4096), &Machine::H200, false);
         assert!(matches!(elsewhere.pick, Pick::SmallM(_)) && elsewhere.why.ends_with("(no tensor-core rung here)"));
     }
