@@ -210,11 +210,14 @@ fn combined(memory: f64, arithmetic: f64) -> f64 {
 }
 
 /// What the small-M kernel takes beyond its bytes, its FMAs and its
-/// launches: at M = 1 on the H200 it ran 5-10 µs longer than that on
-/// Llama-3-8B's projections and other models' (its one wave of blocks
-/// staging A and waiting on their first loads together, the tiles' last
-/// blocks adding the slices). The tensor-core rungs' models were fitted
-/// with their start in their rates.
+/// launches: its one wave of blocks waiting on their first loads
+/// together, and the tiles' last blocks adding the slices. At M = 1 on the
+/// H200 it ran 5-10 µs longer than bytes, FMAs and launches on
+/// Llama-3-8B's projections and other models' while each block staged its
+/// row of A first; read where it lies, up to 4 µs (fp32 o: 22.2 µs against
+/// 18.1). 5 µs is kept because the BF16 one-row FMA rate
+/// ([`SMALL_M_FMA_EFFICIENCY_BF16_ONE_ROW`]) was fitted with it. The
+/// tensor-core rungs' models were fitted with their start in their rates.
 pub const SMALL_M_START_SECONDS: f64 = 5e-6;
 
 /// A kernel launch costs a few microseconds that no bandwidth hides; the
