@@ -106,3 +106,30 @@ fn every_fitted_tile_shape_is_correct_on_the_gpu() {
         }
     }
 }
+
+/// Where the small-M rung cuts K, its blocks fit on the GPU at once, as
+/// the driver counts them (registers and shared memory of the kernel that
+/// runs): BF16's 8- and 16-row kernels hold fewer blocks per SM than the
+/// model counts on, and a plan for the model's count would run a second,
+/// mostly empty wave. Also fp32's, whose launch bounds promise the count.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn small_m_blocks_fit_in_one_wave_on_the_gpu() {
+    use ptx_ladder::matmul::small_m::SmallMRung;
+    let gpu = Gpu::open().expect("a CUDA GPU");
+    let sms = gpu.info.multiprocessors as u64;
+    let shapes = [(1, 28672, 4096), (1, 4096, 14336), (8, 4096, 4096), (16, 4096, 14336), (16, 28672, 4096), (64, 64, 65536)];
+    for shape in shapes {
+        let bf16_rung: &dyn RungKernel<bf16> = &SmallMRung;
+        let f32_rung: &dyn RungKernel<f32> = &SmallMRung;
+        for (what, (module, name), launch) in [
+            ("bf16", bf16_rung.entry(&gpu, shape), bf16_rung.shape(&gpu, shape)),
+            ("f32", f32_rung.entry(&gpu, shape), f32_rung.shape(&gpu, shape)),
+        ] {
+            let fit = gpu.resident_blocks_in(module, name, launch).unwrap() as u64;
+            let blocks = launch.grid.volume();
+            assert!(blocks <= fit * sms, "{what} {name} at {shape:?}: {blocks} blocks, {fit} per SM fit");
+            assert!(2 * blocks >= fit * sms, "{what} {name} at {shape:?}: {blocks} blocks leave most of {fit} per SM empty");
+        }
+    }
+}

@@ -76,12 +76,12 @@ pub const SMALL_M_FMA_EFFICIENCY_BF16: f64 = 0.1;
 /// The same on bf16 inputs at one row of A, where each value of B takes
 /// one FMA beside its unpacking and nothing waits on A (read where it
 /// lies): fitted on the H200 to BF16 rung 8 at M = 1 with weights from
-/// DRAM, which took 15.8, 19.5, 61.2 and 34.5 µs on Llama-3-8B's o, qkv,
-/// gate_up and down, and 20.7, 38.8 and 21.0 µs on Llama-2-13B's o,
-/// Qwen-7B's down and phi-2's fc1. 0.2 predicts each within 13%, above
+/// DRAM, which took 16.0, 19.6, 60.5 and 33.8 µs on Llama-3-8B's o, qkv,
+/// gate_up and down, and 19.9, 38.4 and 20.1 µs on Llama-2-13B's o,
+/// Qwen-7B's down and phi-2's fc1. 0.2 predicts each within 14%, above
 /// rather than below, and so picks the kernel for the 117-235 MB weights
-/// (where it was 3-6% faster than the swapped tiles) and not for the
-/// 34-52 MB ones (where it was 2-9% slower).
+/// (where it was 5-7% faster than the swapped tiles) and not for the
+/// 34-52 MB ones (where it was from 1.5% faster to 10% slower).
 pub const SMALL_M_FMA_EFFICIENCY_BF16_ONE_ROW: f64 = 0.2;
 
 /// [`SMALL_M_FMA_EFFICIENCY_F32`], [`SMALL_M_FMA_EFFICIENCY_BF16`] or, at

@@ -14,7 +14,7 @@ use crate::error::Result;
 use cust::memory::DeviceBuffer;
 use half::bf16;
 use kernels_gpu::gemm::hopper::HopperKernel;
-use kernels_gpu::gemm::small_m::SmallMPlan;
+use kernels_gpu::gemm::small_m::{self, SmallMPlan};
 use kernels_gpu::gemm::split_k;
 use kernels_gpu::launch::{Kernel, LaunchShape};
 
@@ -87,10 +87,23 @@ fn summed_by(plan: &SmallMPlan) -> &'static str {
     if plan.adds_in_kernel() { "added by each tile's last block" } else { "added by a second kernel" }
 }
 
-/// The plan for this GPU.
-fn plan<E: SmallMElement>(gpu: &Gpu, size: (u32, u32, u32)) -> SmallMPlan {
+/// The plan for this GPU: the model's ([`auto::small_m_plan`]), unless
+/// fewer of the kernel's blocks fit on an SM than it counts on
+/// ([`small_m::blocks_per_sm`]). The driver's occupancy API knows the
+/// kernel's registers and shared memory; a plan for more blocks than fit
+/// would leave a second, mostly empty wave, so K is then cut for the
+/// blocks that do (BF16's 8- and 16-row kernels, 136 and 231 registers on
+/// the H200, fit 3 and 2).
+fn plan<E: SmallMElement>(gpu: &Gpu, (m, n, k): (u32, u32, u32)) -> SmallMPlan {
     let bytes = std::mem::size_of::<E::Bits>() as u32;
-    auto::small_m_plan(size, bytes, gpu.info.multiprocessors)
+    let multiprocessors = gpu.info.multiprocessors;
+    let planned = auto::small_m_plan((m, n, k), bytes, multiprocessors);
+    // Where the driver cannot say, the launch itself will report the
+    // kernel's trouble; the model's plan stands.
+    match gpu.resident_blocks(E::kernel(planned.rows).name(), planned.launch(m, n)) {
+        Ok(fit) if fit > 0 && fit < small_m::blocks_per_sm(planned.rows) => SmallMPlan::new((m, n, k), bytes, multiprocessors, fit),
+        _ => planned,
+    }
 }
 
 /// The small-M kernels set up for one problem: the plan, the workspace

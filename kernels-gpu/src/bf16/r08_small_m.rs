@@ -11,16 +11,20 @@
 //! The body is shared with SGEMM rung 13 ([`crate::gemm::small_m`]); these
 //! are its bf16 entries, one per rows of A per block.
 
-use crate::gemm::small_m::{THREADS, blocks_per_sm, cols, gemm};
+use crate::gemm::small_m::{cols, gemm};
 use crate::launch::Kernel;
 use kernels_macros::kernel;
 
 /// The entries' parameters.
 type Params = (u32, u32, u32, *const u16, *const u16, *mut f32, f32, f32, *mut f32, *mut u32, u32, u32);
 
-/// bf16 A and B, one row of A per block (M = 1, decoding); registers
-/// for the 8 blocks per SM its plan counts on.
-#[kernel(bounds(THREADS, blocks_per_sm(1)))]
+/// bf16 A and B, one row of A per block (M = 1, decoding). No launch
+/// bounds: its 62 registers let the 8 blocks per SM its plan counts on
+/// fit, and bounds of 8 blocks made the compiler take 64 and spill 28
+/// bytes, 0.7-1.0 µs slower on the H200 on the largest weights (the host
+/// asks the driver how many fit,
+/// [`blocks_per_sm`](crate::gemm::small_m::blocks_per_sm)).
+#[kernel]
 pub unsafe fn bf16_small_m1(
     m: u32,
     n: u32,

@@ -798,9 +798,11 @@ pub const fn rows_for(m: u32) -> u32 {
     }
 }
 
-/// Blocks per SM the plan counts on for blocks of `rows` rows of A, and
-/// what the kernels' launch bounds promise (the compiler keeps their
-/// registers to what that many blocks leave).
+/// Blocks per SM the plan counts on for blocks of `rows` rows of A. The
+/// fp32 kernels promise it in their launch bounds (the compiler keeps
+/// their registers to what that many blocks leave); the host also asks
+/// the driver how many blocks of the kernel fit, and plans for those where
+/// they are fewer.
 ///
 /// The 8- and 16-row kernels: 4, as many as the 16-row fp32 kernel's 16 ×
 /// 4 sums let fit; more would cut K finer and add more partial sums (on
@@ -809,9 +811,9 @@ pub const fn rows_for(m: u32) -> u32 {
 ///
 /// The 1-row kernels hold a few sums per thread, so 8 fit and keep twice
 /// the loads in flight: bf16 M = 1 o took 19.5 µs at 8 per SM, 22.0 at 4,
-/// 22.4 at 16 (fp32: 26.6, 26.8, 27.6). Without the bound, the bf16 1-row
-/// kernel once took 80 registers, which let only 6 blocks of 128 threads
-/// fit, and a plan for 8 per SM then ran a second, mostly empty wave.
+/// 22.4 at 16 (fp32: 26.6, 26.8, 27.6). The bf16 1-row kernel once took
+/// 80 registers, which let only 6 blocks of 128 threads fit, and a plan
+/// for 8 per SM then ran a second, mostly empty wave.
 pub const fn blocks_per_sm(rows: u32) -> u32 {
     if rows == 1 { 8 } else { 4 }
 }
