@@ -20,17 +20,19 @@
 //!   step from global memory (one load for all the warp's threads, L1
 //!   keeps them), so it starts on B at once, with no staging and no
 //!   barrier;
-//! - at 8 and 16 rows, A from shared memory: every thread uses every value of the block's
-//!   slice of A, so the block copies it there once (in windows of 32 KB),
-//!   row by row (fp32 by asynchronous 16-byte copies), and one broadcast
-//!   load then gives 4 neighbouring values of K of a row to a whole warp.
+//! - at 8 and 16 rows, A from shared memory: every thread uses every
+//!   value of the block's slice of A, so the block copies it there once
+//!   (in windows of 32 KB), row by row (fp32 by asynchronous 16-byte
+//!   copies), and one broadcast load then gives 4 neighbouring values of
+//!   K of a row to a whole warp.
 //!   Read from global memory at each step (through L1), those loads kept
 //!   the warps waiting: at 16 rows of A the FMAs ran at a sixth of the
 //!   peak. Copied column by column, one value at a time, the copy's index
 //!   arithmetic and the bank conflicts of the k-lanes' reads cost a sixth
 //!   of the time at deep K;
 //! - few registers, so that many warps fit: at 16 rows of A a thread holds
-//!   16 × 4 fp32 sums (launch bounds: 4 blocks per SM);
+//!   16 × 4 fp32 sums (launch bounds: 4 blocks per SM), and the host plans
+//!   for as many blocks as the driver says fit ([`blocks_per_sm`]);
 //! - enough blocks: with few columns (N = 4096 is 8 blocks of 512 fp32
 //!   columns) most SMs would idle, so K is split too (split-K): each
 //!   block sums its own `k_chunk` rows of B into a partial C in a
@@ -577,13 +579,13 @@ pub unsafe fn gemm<E: Element, const ROWS: usize, const COLS: usize>(
     // multiple of COLS (then `col + COLS <= n` too, as `col` is).
     let whole = n % COLS as u32 == 0;
     let (first, end) = (split * k_chunk, k.min(split * k_chunk + k_chunk));
-    // Every thread of the block reads every value of its slice of A: it
-    // comes from shared memory, staged once per window of K. (Read from
-    // global memory through L1 for each step, it kept the warps waiting
-    // on loads.)
+    // Every thread of the block reads every value of its rows of A. One
+    // row is read where it lies (a warp's loads of the same values are
+    // one, and L1 keeps them), so the block starts on B at once. More rows
+    // come from shared memory, staged once per window of K: read from
+    // global memory at each step, 16 rows kept the warps waiting on loads.
     let mut acc = [[0.0f32; COLS]; ROWS];
     if ROWS == 1 {
-        // One row of A: read where it lies, no staging.
         let at = unsafe { a.add(row0 as usize * k as usize + first as usize) };
         let a_row = Direct { at, aligned: (at as usize).is_multiple_of(16) };
         if col < n {
