@@ -93,18 +93,18 @@ pub trait Element: Copy {
     /// `p..p+N` must be readable global memory.
     unsafe fn load<const N: usize>(p: *const Self) -> [f32; N];
 
-    /// `*p` as fp32.
-    ///
-    /// # Safety
-    /// `p` must be readable.
-    unsafe fn load1(p: *const Self) -> f32;
-
     /// `p[0..N]` as fp32, as [`Element::load`] but kept in the caches (A's
     /// values, which every thread of a block reads).
     ///
     /// # Safety
     /// As [`Element::load`].
     unsafe fn load_cached<const N: usize>(p: *const Self) -> [f32; N];
+
+    /// `*p` as fp32.
+    ///
+    /// # Safety
+    /// `p` must be readable.
+    unsafe fn load1(p: *const Self) -> f32;
 
     /// Starts copying the block's slice of A (rows `row0..row0 + ROWS`,
     /// columns `first..first + len`) to shared memory at `out` as fp32,
@@ -124,35 +124,56 @@ pub trait Element: Copy {
     fn wait_staged();
 }
 
+/// `p[0..N]` of fp32 in 16-byte loads, read once or cached ([`load16`]).
+///
+/// # Safety
+/// As [`Element::load`].
+#[inline(always)]
+unsafe fn unpack_f32<const N: usize, const READ_ONCE: bool>(p: *const f32) -> [f32; N] {
+    let mut out = [0.0; N];
+    for j in 0..N / 4 {
+        let v = unsafe { load16::<READ_ONCE>(p.add(4 * j)) };
+        for i in 0..4 {
+            out[4 * j + i] = v[i];
+        }
+    }
+    out
+}
+
+/// `p[0..N]` of bf16 as fp32, eight values per 16-byte load ([`load16`],
+/// read once or cached; four 32-bit words of two values each, the first in
+/// the low half).
+///
+/// # Safety
+/// As [`Element::load`].
+#[inline(always)]
+unsafe fn unpack_bf16<const N: usize, const READ_ONCE: bool>(p: *const u16) -> [f32; N] {
+    let mut out = [0.0; N];
+    // Index loops, not iterator adapters: those were not unrolled on the
+    // GPU and put the arrays in local memory.
+    for j in 0..N / 8 {
+        let values = widen(unsafe { load16::<READ_ONCE>(p.add(8 * j).cast::<f32>()) });
+        for i in 0..8 {
+            out[8 * j + i] = values[i];
+        }
+    }
+    out
+}
+
 impl Element for f32 {
     #[inline(always)]
     unsafe fn load<const N: usize>(p: *const f32) -> [f32; N] {
-        let mut out = [0.0; N];
-        for j in 0..N / 4 {
-            let at = unsafe { p.add(4 * j) };
-            let v = unsafe { load_f32x4_streaming(at) };
-            for i in 0..4 {
-                out[4 * j + i] = v[i];
-            }
-        }
-        out
+        unsafe { unpack_f32::<N, true>(p) }
+    }
+
+    #[inline(always)]
+    unsafe fn load_cached<const N: usize>(p: *const f32) -> [f32; N] {
+        unsafe { unpack_f32::<N, false>(p) }
     }
 
     #[inline(always)]
     unsafe fn load1(p: *const f32) -> f32 {
         unsafe { gpu::load(p) }
-    }
-
-    #[inline(always)]
-    unsafe fn load_cached<const N: usize>(p: *const f32) -> [f32; N] {
-        let mut out = [0.0; N];
-        for j in 0..N / 4 {
-            let v = unsafe { load_f32x4(p.add(4 * j)) };
-            for i in 0..4 {
-                out[4 * j + i] = v[i];
-            }
-        }
-        out
     }
 
     /// Asynchronous copies (`cp.async`) of 16 bytes, 4 values of K, or
@@ -192,6 +213,17 @@ impl Element for f32 {
     }
 }
 
+/// 16 bytes at `p`, marked as read once if `READ_ONCE` (B's values, used
+/// by one thread), else kept in the caches (A's, which every thread of a
+/// block reads).
+///
+/// # Safety
+/// `p..p+4` must be readable global memory, 16-byte aligned.
+#[inline(always)]
+unsafe fn load16<const READ_ONCE: bool>(p: *const f32) -> [f32; 4] {
+    if READ_ONCE { unsafe { load_f32x4_streaming(p) } } else { unsafe { load_f32x4(p) } }
+}
+
 /// Eight bf16 values, loaded as four 32-bit words (two values each, the
 /// first in the low half), as fp32.
 #[inline(always)]
@@ -206,38 +238,19 @@ fn widen(words: [f32; 4]) -> [f32; 8] {
 }
 
 impl Element for u16 {
-    /// Eight bf16 values per 16-byte load (read as four 32-bit words,
-    /// two values each, the first in the low half).
     #[inline(always)]
     unsafe fn load<const N: usize>(p: *const u16) -> [f32; N] {
-        let mut out = [0.0; N];
-        // Index loops, not iterator adapters: those were not unrolled on
-        // the GPU and put the arrays in local memory.
-        for j in 0..N / 8 {
-            let words = unsafe { load_f32x4_streaming(p.add(8 * j).cast::<f32>()) };
-            let values = widen(words);
-            for i in 0..8 {
-                out[8 * j + i] = values[i];
-            }
-        }
-        out
+        unsafe { unpack_bf16::<N, true>(p) }
+    }
+
+    #[inline(always)]
+    unsafe fn load_cached<const N: usize>(p: *const u16) -> [f32; N] {
+        unsafe { unpack_bf16::<N, false>(p) }
     }
 
     #[inline(always)]
     unsafe fn load1(p: *const u16) -> f32 {
         gpu::bf16_to_f32(unsafe { gpu::load(p) })
-    }
-
-    #[inline(always)]
-    unsafe fn load_cached<const N: usize>(p: *const u16) -> [f32; N] {
-        let mut out = [0.0; N];
-        for j in 0..N / 8 {
-            let values = widen(unsafe { load_f32x4(p.add(8 * j).cast::<f32>()) });
-            for i in 0..8 {
-                out[8 * j + i] = values[i];
-            }
-        }
-        out
     }
 
     /// Through registers, where each value is widened to fp32: an
