@@ -126,6 +126,7 @@ mod tests {
             ("sweep-small-m.csv", &["sweep-h200-f32-small-m.json", "sweep-h200-bf16-small-m.json"][..]),
             ("sweep-waves.csv", &["sweep-h200-bf16-waves.json"][..]),
             ("sweep-deep-k.csv", &["sweep-h200-bf16-deep-k.json", "sweep-h200-f32-deep-k.json"][..]),
+            ("sweep-other-models.csv", &["sweep-h200-bf16-other-models.json"][..]),
         ] {
             let shapes = parse(&read(suite)).unwrap();
             for table in tables {

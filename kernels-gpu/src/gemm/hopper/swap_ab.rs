@@ -163,7 +163,8 @@ mod device {
     /// slice `s` goes to `out + s·m·n` (C itself when K is whole). With
     /// it, block `b` computes slice `b % slices` of tile `b / slices`, is
     /// that rank of its cluster of `slices` blocks (the launch sets the
-    /// size), and the cluster adds the slices into C = `out`.
+    /// size), and the cluster adds the slices into C = `out`; with one
+    /// slice, each block stores its tile of C.
     #[inline(always)]
     pub unsafe fn body<const ROWS: u32, const CONSUMERS: u32, const STAGES: u32, const ACC: usize, const IN_CLUSTER: bool>(
         m: u32,
@@ -231,7 +232,7 @@ mod device {
                     u += stride;
                 }
             }
-            if IN_CLUSTER {
+            if IN_CLUSTER && slices > 1 {
                 sum().stand_by();
             }
             return;
@@ -244,7 +245,9 @@ mod device {
             let ((row0, col0), slice, (k_begin, k_end)) = unit(u);
             let col0 = col0 + 64 * consumer;
             let acc = unsafe { mainloop::<ROWS, CONSUMERS, ACC>(&ring, tiles, consumer, &mut i, k_end - k_begin) };
-            if IN_CLUSTER {
+            // With K whole there is nothing to add: the block (a cluster of
+            // one) stores C itself and skips the cluster's barriers.
+            if IN_CLUSTER && slices > 1 {
                 // Quad q holds pairs 2q and 2q + 1: C's rows row, row + 1
                 // at its columns col and col + 8.
                 let inside = |quad: u32| {
