@@ -139,8 +139,9 @@ fn small_m_bf16_is_correct_at_odd_shapes() {
 
 #[test]
 fn small_m_f32_is_correct_at_odd_shapes_with_alpha_and_beta() {
-    // (slices added by the last block, by a second kernel, narrowed blocks)
-    let mut paths = (0, 0, 0);
+    // (slices added by the last block, by a second kernel, narrowed
+    // blocks, K whole stored straight to C)
+    let mut paths = (0, 0, 0, 0);
     for &(m, n, k) in SHAPES {
         for (alpha, beta) in [(1.0, 0.0), (-0.75, 1.5)] {
             let problem = Problem::random((m, n, k), alpha, beta, (m * 5 + n + k) as u64);
@@ -158,9 +159,11 @@ fn small_m_f32_is_correct_at_odd_shapes_with_alpha_and_beta() {
                 let left = small_m_gemm::<f32>(kernel, plan, (m, n, k), args.0, args.1, alpha, beta, &mut c);
                 check("small-M f32", (m, n, k), plan, verdict(&expected, &c));
                 assert!(left.counters.iter().all(|&t| t == 0), "counters not set back at {:?} with {plan:?}", (m, n, k));
-                if plan.adds_in_kernel() {
+                if plan.splits == 1 {
+                    paths.3 += 1;
+                } else if plan.adds_in_kernel() {
                     slices_added_in_order(&left.partial, plan.splits, (alpha, beta), &problem.c, &c);
-                    paths.0 += (plan.splits > 1) as u32;
+                    paths.0 += 1;
                 } else {
                     paths.1 += 1;
                 }
@@ -168,7 +171,10 @@ fn small_m_f32_is_correct_at_odd_shapes_with_alpha_and_beta() {
             }
         }
     }
-    assert!(paths.0 > 0 && paths.1 > 0 && paths.2 > 0, "both ways of adding the slices, and narrowed blocks: {paths:?}");
+    assert!(
+        paths.0 > 0 && paths.1 > 0 && paths.2 > 0 && paths.3 > 0,
+        "both ways of adding the slices, narrowed blocks, K whole: {paths:?}"
+    );
 }
 
 /// The kernel's last block of each tile adds the slices from 0.0 in slice
@@ -183,26 +189,43 @@ fn slices_added_in_order(partial: &[f32], splits: u32, (alpha, beta): (f32, f32)
     }
 }
 
-/// Where K would need many slices for wide blocks, the plan narrows them
-/// (more k-lanes per block) until the kernel can add the slices itself;
-/// not where the block's slice of A would then be a large part of what it
-/// reads; and where even the narrowest blocks leave too many, it keeps the
-/// widest and a second kernel adds them.
+/// At one row of A the plan takes the narrowest blocks (8 groups) whose
+/// blocks of columns fit in the places the SMs have, and cuts K into as
+/// few slices as fill them: the k-lanes add up in shared memory, and the
+/// slices, added after the last load, are few or none. Where even then
+/// the slices are too many to add in the kernel, at most `FEW_SLICES`
+/// if that still gives the SMs half their blocks, else a second kernel.
+///
+/// At more rows, where K would need many slices for wide blocks, the plan
+/// narrows them (more k-lanes per block) until the kernel can add the
+/// slices itself; not where the block's slice of A would then be a large
+/// part of what it reads; and where even the narrowest blocks leave too
+/// many, it keeps the widest and a second kernel adds them.
 #[test]
 fn plans_narrow_their_blocks_to_add_in_one_launch() {
-    // fp32 M = 1, N = 4096 on 132 SMs x 8: 8 blocks of 512 columns would
-    // need 132 slices; 64 blocks of 64 columns need 16.
-    let o = SmallMPlan::new((1, 4096, 4096), 4, 132, 8);
-    assert_eq!((o.groups, o.splits), (16, 16), "{o:?}");
-    assert!(o.adds_in_kernel() && o.k_chunk.is_multiple_of(8 * small_m::K_GRANULE), "{o:?}");
-    // Wide B: 56 blocks of 512 columns, halved once to 112, 9 slices (10
-    // would make 1120 blocks, past the 1056 that fit at once).
-    let gate_up = SmallMPlan::new((1, 28672, 4096), 4, 132, 8);
-    assert_eq!((gate_up.groups, gate_up.splits), (64, 9), "{gate_up:?}");
-    // bf16, N = 3584, K = 18944: 8 groups would still want 19 slices; cut
-    // into at most 16, the 56 x 15 blocks give the SMs most of theirs.
-    let qwen = SmallMPlan::new((1, 3584, 18944), 2, 132, 8);
-    assert_eq!((qwen.groups, qwen.splits), (8, 15), "{qwen:?}");
+    let slots = 132 * small_m::BLOCKS_PER_SM;
+    // Llama-3-8B's gate_up, bf16 at M = 1: 448 blocks of 64 columns fit
+    // in 528 places, so K stays whole.
+    let gate_up = SmallMPlan::new((1, 28672, 4096), 2, 132, small_m::BLOCKS_PER_SM);
+    assert_eq!((gate_up.groups, gate_up.splits), (8, 1), "{gate_up:?}");
+    // Its down (N = 4096, K = 14336): 64 blocks of columns, K in 8 slices
+    // that the last block of each adds.
+    let down = SmallMPlan::new((1, 4096, 14336), 2, 132, small_m::BLOCKS_PER_SM);
+    assert_eq!((down.groups, down.splits), (8, 8), "{down:?}");
+    assert!(down.adds_in_kernel() && down.k_chunk.is_multiple_of(16 * small_m::K_GRANULE), "{down:?}");
+    // fp32 o: 128 blocks of 32 columns, 4 slices.
+    let o = SmallMPlan::new((1, 4096, 4096), 4, 132, small_m::BLOCKS_PER_SM);
+    assert_eq!((o.groups, o.splits), (8, 4), "{o:?}");
+    // 65536 columns: 1024 blocks of 64 would not fit in the 528 places,
+    // 512 of 128 do.
+    let wide = SmallMPlan::new((1, 65536, 4096), 2, 132, small_m::BLOCKS_PER_SM);
+    assert_eq!((wide.groups, wide.splits), (16, 1), "{wide:?}");
+    assert!(wide.launch(1, 65536).grid.volume() <= slots as u64);
+    // Deep K, 64 columns: one block of columns, 16 slices would leave most
+    // SMs idle, so K is cut for all of them and a second kernel adds.
+    let deep1 = SmallMPlan::new((1, 64, 65536), 2, 132, small_m::BLOCKS_PER_SM);
+    assert_eq!(deep1.groups, 8, "{deep1:?}");
+    assert!(!deep1.adds_in_kernel() && deep1.splits > 256, "{deep1:?}");
     // 16 rows of A: blocks keep 512 columns (32 per row of A), so K's 64
     // slices are added by a second kernel.
     let o16 = SmallMPlan::new((16, 4096, 4096), 4, 132, 4);
@@ -220,8 +243,8 @@ fn plans_narrow_their_blocks_to_add_in_one_launch() {
 
 #[test]
 fn plans_fill_the_gpu_and_cover_k() {
-    // Llama-3-8B's down projection at M = 1: 4 column blocks, K split so
-    // that about 4 blocks land on each of 132 SMs.
+    // Llama-3-8B's down projection at M = 1: 64 blocks of columns, K
+    // split so that about 4 blocks land on each of 132 SMs.
     let plan = SmallMPlan::new((1, 4096, 14336), 2, 132, 4);
     assert_eq!(plan.rows, 1);
     assert!(plan.k_chunk.is_multiple_of(small_m::K_GRANULE));

@@ -101,7 +101,7 @@ fn plan<E: SmallMElement>(gpu: &Gpu, (m, n, k): (u32, u32, u32)) -> SmallMPlan {
     // Where the driver cannot say, the launch itself will report the
     // kernel's trouble; the model's plan stands.
     match gpu.resident_blocks(E::kernel(planned.rows).name(), planned.launch(m, n)) {
-        Ok(fit) if fit > 0 && fit < small_m::blocks_per_sm(planned.rows) => SmallMPlan::new((m, n, k), bytes, multiprocessors, fit),
+        Ok(fit) if fit > 0 && fit < small_m::BLOCKS_PER_SM => SmallMPlan::new((m, n, k), bytes, multiprocessors, fit),
         _ => planned,
     }
 }

@@ -19,11 +19,9 @@ use kernels_macros::kernel;
 type Params = (u32, u32, u32, *const u16, *const u16, *mut f32, f32, f32, *mut f32, *mut u32, u32, u32);
 
 /// bf16 A and B, one row of A per block (M = 1, decoding). No launch
-/// bounds: its 62 registers let the 8 blocks per SM its plan counts on
-/// fit, and bounds of 8 blocks made the compiler take 64 and spill 28
-/// bytes, 0.7-1.0 µs slower on the H200 on the largest weights (the host
-/// asks the driver how many fit,
-/// [`blocks_per_sm`](crate::gemm::small_m::blocks_per_sm)).
+/// bounds: its 96 registers (two steps of B in flight) let 5 blocks fit,
+/// more than the 4 per SM its plan counts on (the host asks the driver
+/// how many fit, [`BLOCKS_PER_SM`](crate::gemm::small_m::BLOCKS_PER_SM)).
 #[kernel]
 pub unsafe fn bf16_small_m1(
     m: u32,

@@ -15,7 +15,9 @@
 //!   so a warp reads a 512-byte run of one row;
 //! - enough bytes in flight (Little's law: bandwidth × latency, tens of
 //!   KB per SM): each thread issues the loads of 8 rows of B before it
-//!   uses any of them, marked as read once (`ld.global.cs`);
+//!   uses any of them, marked as read once (`ld.global.cs`); at one row of
+//!   A it issues the next 8 before it multiplies these, so that its loads
+//!   never drain;
 //! - at one row of A, A where it lies: a block reads its 8 values per
 //!   step from global memory (one load for all the warp's threads, L1
 //!   keeps them), so it starts on B at once, with no staging and no
@@ -32,7 +34,7 @@
 //!   of the time at deep K;
 //! - few registers, so that many warps fit: at 16 rows of A a thread holds
 //!   16 × 4 fp32 sums (launch bounds: 4 blocks per SM), and the host plans
-//!   for as many blocks as the driver says fit ([`blocks_per_sm`]);
+//!   for as many blocks as the driver says fit ([`BLOCKS_PER_SM`]);
 //! - enough blocks: with few columns (N = 4096 is 8 blocks of 512 fp32
 //!   columns) most SMs would idle, so K is split too (split-K): each
 //!   block sums its own `k_chunk` rows of B into a partial C in a
@@ -42,11 +44,14 @@
 //!   costs a launch and a pass over them. Where the slices are few, the
 //!   tile's last block to finish adds them (`add_slices_if_last`): each
 //!   block counts itself in with an atomic add after a device-wide fence,
-//!   and the one that counts last reads the others' slices from L2. To
-//!   make the slices few at M = 1, blocks are made narrower (fewer
-//!   columns, more threads along K, added up in shared memory): 1-4%
-//!   faster on the H200. Not at 8 or 16 rows, where every block stages
-//!   its slice of A and narrow blocks would mostly re-read A. Where the
+//!   and the one that counts last reads the others' slices from L2. That
+//!   comes after the last load, a tail a kernel that only reads does not
+//!   have: at M = 1 the blocks are as narrow as coalescing allows (64
+//!   bf16 or 32 fp32 columns, more threads along K, added up in shared
+//!   memory), so that K needs few slices or none
+//!   ([`SmallMPlan::new`]). At 8 or 16 rows they are narrowed only
+//!   as far as the kernel then adds the slices itself: every block stages
+//!   its slice of A, and narrow blocks would mostly re-read A. Where the
 //!   slices stay too many for one block to read ([`last_block_adds`]:
 //!   deep K with few columns),
 //!   [`sum_slices`](crate::gemm::split_k::sum_slices) adds them in a
@@ -106,6 +111,10 @@ pub trait Element: Copy {
     /// `p` must be readable.
     unsafe fn load1(p: *const Self) -> f32;
 
+    /// The `N` values (as many as 16 bytes hold, [`cols`]) of a 16-byte
+    /// load, as loaded (four 32-bit words), as fp32.
+    fn widen<const N: usize>(words: [f32; 4]) -> [f32; N];
+
     /// Starts copying the block's slice of A (rows `row0..row0 + ROWS`,
     /// columns `first..first + len`) to shared memory at `out` as fp32,
     /// row by row, [`a_stride`] floats apart, so that one broadcast
@@ -161,6 +170,18 @@ unsafe fn unpack_bf16<const N: usize, const READ_ONCE: bool>(p: *const u16) -> [
 }
 
 impl Element for f32 {
+    #[inline(always)]
+    fn widen<const N: usize>(words: [f32; 4]) -> [f32; N] {
+        // N is 4 ([`cols`]): one pass.
+        let mut out = [0.0; N];
+        for j in 0..N / 4 {
+            for i in 0..4 {
+                out[4 * j + i] = words[i];
+            }
+        }
+        out
+    }
+
     #[inline(always)]
     unsafe fn load<const N: usize>(p: *const f32) -> [f32; N] {
         unsafe { unpack_f32::<N, true>(p) }
@@ -238,6 +259,19 @@ fn widen(words: [f32; 4]) -> [f32; 8] {
 }
 
 impl Element for u16 {
+    #[inline(always)]
+    fn widen<const N: usize>(words: [f32; 4]) -> [f32; N] {
+        // N is 8 ([`cols`]): one pass.
+        let values = widen(words);
+        let mut out = [0.0; N];
+        for j in 0..N / 8 {
+            for i in 0..8 {
+                out[8 * j + i] = values[i];
+            }
+        }
+        out
+    }
+
     #[inline(always)]
     unsafe fn load<const N: usize>(p: *const u16) -> [f32; N] {
         unsafe { unpack_bf16::<N, true>(p) }
@@ -526,7 +560,8 @@ fn block_coordinates(row_groups: u32, column_blocks: u32) -> (u32, u32, u32) {
 /// load of a step is issued before any is used. That needs rows of B
 /// that start 16-byte aligned (`whole`: N a multiple of what a 16-byte
 /// load holds); the rest goes one row at a time, every `lanes`-th from
-/// the lane's own.
+/// the lane's own. At one row of A the steps also overlap
+/// ([`stream_ahead`]).
 #[inline(always)]
 unsafe fn stream<E: Element, const ROWS: usize, const COLS: usize>(
     acc: &mut [[f32; COLS]; ROWS],
@@ -537,7 +572,11 @@ unsafe fn stream<E: Element, const ROWS: usize, const COLS: usize>(
 ) {
     let step = lanes * STEP as u32;
     let mut base = first;
-    if whole {
+    if whole && ROWS == 1 {
+        let steps = (end - first) / step;
+        unsafe { stream_ahead::<E, ROWS, COLS>(acc, (b, n, col), (first, steps), (lane, lanes), a) };
+        base = first + steps * step;
+    } else if whole {
         while base + step <= end {
             let row = base + lane * STEP as u32;
             let mut b_rows = [[0.0f32; COLS]; STEP];
@@ -553,6 +592,48 @@ unsafe fn stream<E: Element, const ROWS: usize, const COLS: usize>(
         let b_rows = [unsafe { b_row(b, n, row, col, whole) }];
         unsafe { multiply_add(acc, a, row - first, &b_rows) };
         row += lanes;
+    }
+}
+
+/// The `steps` whole steps of [`stream`] from `first` at one row of A,
+/// each step's loads issued before the previous step's FMAs: a thread
+/// never waits with nothing in flight, [`STEP`] rows of B arrive while it
+/// multiplies the previous [`STEP`]. The rows wait as loaded (16 bytes
+/// each; bf16 is widened only when used), and still take registers (96 for
+/// bf16 on the H200, against 62 without the overlap), so the one-row
+/// kernels plan for 4 blocks per SM ([`BLOCKS_PER_SM`]). Not at 8 or 16
+/// rows, whose sums already fill the registers.
+#[inline(always)]
+unsafe fn stream_ahead<E: Element, const ROWS: usize, const COLS: usize>(
+    acc: &mut [[f32; COLS]; ROWS],
+    (b, n, col): (*const E, u32, u32),
+    (first, steps): (u32, u32),
+    (lane, lanes): (u32, u32),
+    a: &impl AValues,
+) {
+    if steps == 0 {
+        return;
+    }
+    let step = lanes * STEP as u32;
+    let row_of = |j: u32| first + j * step + lane * STEP as u32;
+    // Index loops: iterator adapters were not unrolled on the GPU and put
+    // the arrays in local memory.
+    let loads = |row: u32| {
+        let mut words = [[0.0f32; 4]; STEP];
+        for u in 0..STEP {
+            words[u] = unsafe { load_f32x4_streaming(b.add((row + u as u32) as usize * n as usize + col as usize).cast::<f32>()) };
+        }
+        words
+    };
+    let mut current = loads(row_of(0));
+    for j in 0..steps {
+        let next = if j + 1 < steps { loads(row_of(j + 1)) } else { [[0.0; 4]; STEP] };
+        let mut b_rows = [[0.0f32; COLS]; STEP];
+        for u in 0..STEP {
+            b_rows[u] = E::widen::<COLS>(current[u]);
+        }
+        unsafe { multiply_add(acc, a, row_of(j) - first, &b_rows) };
+        current = next;
     }
 }
 
@@ -623,26 +704,81 @@ pub unsafe fn gemm<E: Element, const ROWS: usize, const COLS: usize>(
             window = window_end;
         }
     }
-    let slice = unsafe { partial.add(split as usize * m as usize * n as usize) };
+    let splits = k.div_ceil(k_chunk);
+    // With K whole the block's sums are C's: stored there at once, with no
+    // pass through the workspace and no count of finished blocks.
+    let sink = if splits == 1 {
+        Sink { at: c, scale: Some((alpha, beta)) }
+    } else {
+        Sink { at: unsafe { partial.add(split as usize * m as usize * n as usize) }, scale: None }
+    };
     if lanes == 1 {
         for r in 0..ROWS {
             if (r as u32) < rows_of_a && col < n {
-                unsafe { store_row(slice, n, (row0 + r as u32, col), &acc[r], whole) };
+                unsafe { store_row(sink, n, (row0 + r as u32, col), &acc[r], whole) };
             }
         }
     } else {
-        unsafe { add_lanes::<ROWS, COLS>(&acc, (groups, lanes), (row0, rows_of_a), (col0, n), slice) };
+        unsafe { add_lanes::<ROWS, COLS>(&acc, (groups, lanes), (row0, rows_of_a), (col0, n), sink) };
     }
-    let splits = k.div_ceil(k_chunk);
     let block_columns = groups * COLS as u32;
-    if last_block_adds(splits, ROWS as u32, block_columns) {
+    if splits > 1 && last_block_adds(splits, ROWS as u32, block_columns) {
         let counter = unsafe { counters.add((column_block * row_groups + row_group) as usize) };
         let tile = ((row0, rows_of_a), (col0, block_columns.min(n - col0)));
         unsafe { add_slices_if_last((m, n), tile, (partial, splits), counter, (c, alpha, beta)) };
     }
 }
 
-/// Adds the k-lanes' sums (`acc` of every thread) into `slice`, lane 0
+/// Where a block's sums go: its slice of the workspace as they are
+/// (`scale` none), or C itself as `alpha`·sum + `beta`·C (C not read when
+/// beta is 0).
+#[derive(Clone, Copy)]
+struct Sink {
+    at: *mut f32,
+    scale: Option<(f32, f32)>,
+}
+
+impl Sink {
+    /// Puts `sum` at element `i`.
+    ///
+    /// # Safety
+    /// Element `i` must be writable (and readable, with a nonzero beta).
+    #[inline(always)]
+    unsafe fn put(self, i: usize, sum: f32) {
+        let at = unsafe { self.at.add(i) };
+        let value = match self.scale {
+            None => sum,
+            Some((alpha, 0.0)) => alpha * sum,
+            Some((alpha, beta)) => alpha * sum + beta * unsafe { gpu::load(at) },
+        };
+        unsafe { gpu::store(at, value) };
+    }
+
+    /// Puts `sums` at elements `i..i + 4` in one 16-byte store.
+    ///
+    /// # Safety
+    /// As [`Sink::put`], and element `i` 16-byte aligned.
+    #[inline(always)]
+    unsafe fn put4(self, i: usize, sums: [f32; 4]) {
+        let at = unsafe { self.at.add(i) };
+        let values = match self.scale {
+            None => sums,
+            Some((alpha, 0.0)) => [alpha * sums[0], alpha * sums[1], alpha * sums[2], alpha * sums[3]],
+            Some((alpha, beta)) => {
+                let old = unsafe { load_f32x4(at) };
+                [
+                    alpha * sums[0] + beta * old[0],
+                    alpha * sums[1] + beta * old[1],
+                    alpha * sums[2] + beta * old[2],
+                    alpha * sums[3] + beta * old[3],
+                ]
+            }
+        };
+        unsafe { store_f32x4(at, values) };
+    }
+}
+
+/// Adds the k-lanes' sums (`acc` of every thread) into `sink`, lane 0
 /// first, a few rows at a time through shared memory. Slot i of thread t is
 /// word i·THREADS + t: a warp's writes hit 32 banks. The same shared memory
 /// held the slice of A: every thread must be done reading it before any
@@ -653,7 +789,7 @@ unsafe fn add_lanes<const ROWS: usize, const COLS: usize>(
     (groups, lanes): (u32, u32),
     (row0, rows_of_a): (u32, u32),
     (col0, n): (u32, u32),
-    slice: *mut f32,
+    sink: Sink,
 ) {
     let thread = gpu::thread_idx().x;
     let shared = gpu::dynamic_shared::<f32>();
@@ -682,7 +818,7 @@ unsafe fn add_lanes<const ROWS: usize, const COLS: usize>(
                 for l in 0..lanes as usize {
                     sum += unsafe { gpu::load(shared.add(slot + l * groups as usize)) };
                 }
-                unsafe { gpu::store(slice.add((row0 + r as u32) as usize * n as usize + column as usize), sum) };
+                unsafe { sink.put((row0 + r as u32) as usize * n as usize + column as usize, sum) };
             }
             out += THREADS as usize;
         }
@@ -784,21 +920,21 @@ fn add_in_order<const W: usize>(splits: u32, read: impl Fn(u32) -> [f32; W]) -> 
     sum
 }
 
-/// Stores `COLS` sums at (`row`, `col..col + COLS`) of the `n`-column
-/// `out`, skipping columns past `n`.
+/// Puts `COLS` sums at (`row`, `col..col + COLS`) of the `n`-column
+/// `sink`, skipping columns past `n`.
 #[inline(always)]
-unsafe fn store_row<const COLS: usize>(out: *mut f32, n: u32, (row, col): (u32, u32), sums: &[f32; COLS], whole: bool) {
-    let at = unsafe { out.add(row as usize * n as usize + col as usize) };
+unsafe fn store_row<const COLS: usize>(sink: Sink, n: u32, (row, col): (u32, u32), sums: &[f32; COLS], whole: bool) {
+    let at = row as usize * n as usize + col as usize;
     // 16-byte stores need `col` and `n` multiples of 4, which `whole` (N a
     // multiple of COLS, itself 4 or 8) gives.
     if whole {
         for j in 0..COLS / 4 {
-            unsafe { store_f32x4(at.add(4 * j), [sums[4 * j], sums[4 * j + 1], sums[4 * j + 2], sums[4 * j + 3]]) };
+            unsafe { sink.put4(at + 4 * j, [sums[4 * j], sums[4 * j + 1], sums[4 * j + 2], sums[4 * j + 3]]) };
         }
     } else {
         for c in 0..COLS {
             if col + (c as u32) < n {
-                unsafe { gpu::store(at.add(c), sums[c]) };
+                unsafe { sink.put(at + c, sums[c]) };
             }
         }
     }
@@ -813,25 +949,21 @@ pub const fn rows_for(m: u32) -> u32 {
     }
 }
 
-/// Blocks per SM the plan counts on for blocks of `rows` rows of A. The
-/// fp32 kernels promise it in their launch bounds (the compiler keeps
-/// their registers to what that many blocks leave); the host also asks
-/// the driver how many blocks of the kernel fit, and plans for those where
-/// they are fewer.
+/// Blocks per SM the plan counts on. The fp32 kernels promise it in their
+/// launch bounds (the compiler keeps their registers to what that many
+/// blocks leave); the host also asks the driver how many blocks of the
+/// kernel fit, and plans for those where they are fewer.
 ///
-/// The 8- and 16-row kernels: 4, as many as the 16-row fp32 kernel's 16 ×
-/// 4 sums let fit; more would cut K finer and add more partial sums (on
-/// the H200 at 8 per SM the fp32 kernel took 87.5 µs on Llama-3-8B's down
-/// at M = 16 and 44.4 µs at 64×64×65536, at 4 per SM 80.2 and 39.6 µs).
+/// The 8- and 16-row kernels: as many as the 16-row fp32 kernel's 16 × 4
+/// sums let fit; more would cut K finer and add more partial sums (on the
+/// H200 at 8 per SM the fp32 kernel took 87.5 µs on Llama-3-8B's down at
+/// M = 16 and 44.4 µs at 64×64×65536, at 4 per SM 80.2 and 39.6 µs).
 ///
-/// The 1-row kernels hold a few sums per thread, so 8 fit and keep twice
-/// the loads in flight: bf16 M = 1 o took 19.5 µs at 8 per SM, 22.0 at 4,
-/// 22.4 at 16 (fp32: 26.6, 26.8, 27.6). The bf16 1-row kernel once took
-/// 80 registers, which let only 6 blocks of 128 threads fit, and a plan
-/// for 8 per SM then ran a second, mostly empty wave.
-pub const fn blocks_per_sm(rows: u32) -> u32 {
-    if rows == 1 { 8 } else { 4 }
-}
+/// The 1-row kernels: as many as the registers of two steps of B in
+/// flight let fit (5 for bf16: the next step's loads are issued before
+/// this step's FMAs). Without that overlap they ran 8 per SM, which then
+/// kept the most loads in flight.
+pub const BLOCKS_PER_SM: u32 = 4;
 
 /// block, K per block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -865,6 +997,9 @@ impl SmallMPlan {
         let rows = rows_for(m);
         let cols = cols_of(element_bytes);
         let slots = multiprocessors * blocks_per_sm;
+        if rows == 1 {
+            return SmallMPlan::one_row((m, n, k), cols, slots);
+        }
         let widest = SmallMPlan::with_groups((m, n, k), (rows, cols, column_groups(n, cols)), slots, u32::MAX);
         if widest.adds_in_kernel() {
             return widest;
@@ -878,6 +1013,33 @@ impl SmallMPlan {
                 None => widest,
             },
         }
+    }
+
+    /// The plan at one row of A: the narrowest blocks (8 groups: a warp
+    /// reads 128 bytes of each of 4 rows of B) whose blocks of columns fit
+    /// in the `slots` at once, and K cut into as few slices as fill them.
+    /// The k-lanes of a block add their sums in shared memory, cheaply;
+    /// slices of K are added after the last load, by the last block or a
+    /// second kernel, and that tail is what a kernel that only streams B
+    /// does not pay. On the H200 (CUDA C++ twin, bf16, weights from DRAM),
+    /// Llama-3-8B's gate_up at M = 1 took 56.8 µs in 448 blocks of 64
+    /// columns with K whole, 58.4 in 448 blocks of 256 columns and K in 4
+    /// slices, and a kernel that only reads 235 MB 56.6. If the slices are
+    /// more than the kernel can add itself, as [`SmallMPlan::new`] does
+    /// for more rows: at most [`FEW_SLICES`] if that gives the SMs half
+    /// their blocks, else a second kernel adds them.
+    const fn one_row((m, n, k): (u32, u32, u32), cols: u32, slots: u32) -> SmallMPlan {
+        let widest = column_groups(n, cols);
+        let mut groups = 8;
+        while groups < widest && n.div_ceil(groups * cols) > slots {
+            groups *= 2;
+        }
+        let plan = SmallMPlan::with_groups((m, n, k), (1, cols, groups), slots, u32::MAX);
+        if plan.adds_in_kernel() {
+            return plan;
+        }
+        let few = SmallMPlan::with_groups((m, n, k), (1, cols, groups), slots, FEW_SLICES);
+        if few.adds_in_kernel() && 2 * few.tiles(m, n) * few.splits >= slots { few } else { plan }
     }
 
     /// The widest plan narrower than `widest` (down to 8 groups and

@@ -14,16 +14,16 @@
 //! an SM. The body is shared with BF16 rung 8 ([`crate::gemm::small_m`]);
 //! these are its fp32 entries, one per rows of A per block.
 
-use crate::gemm::small_m::{THREADS, blocks_per_sm, cols, gemm};
+use crate::gemm::small_m::{BLOCKS_PER_SM, THREADS, cols, gemm};
 use crate::launch::Kernel;
 use kernels_macros::kernel;
 
 /// The entries' parameters.
 type Params = (u32, u32, u32, *const f32, *const f32, *mut f32, f32, f32, *mut f32, *mut u32, u32, u32);
 
-/// fp32 A and B, one row of A per block; registers for the 8 blocks per
-/// SM its plan counts on.
-#[kernel(bounds(THREADS, blocks_per_sm(1)))]
+/// fp32 A and B, one row of A per block; registers for the 4 blocks per
+/// SM its plan counts on (two steps of B in flight take them).
+#[kernel(bounds(THREADS, BLOCKS_PER_SM))]
 pub unsafe fn sgemm_small_m1(
     m: u32,
     n: u32,
@@ -62,7 +62,7 @@ pub unsafe fn sgemm_small_m8(
 
 /// fp32 A and B, up to 16 rows of A per block; 128 registers at most, so
 /// that the 4 blocks per SM its plan counts on fit.
-#[kernel(bounds(THREADS, blocks_per_sm(16)))]
+#[kernel(bounds(THREADS, BLOCKS_PER_SM))]
 pub unsafe fn sgemm_small_m16(
     m: u32,
     n: u32,

@@ -211,6 +211,9 @@ mod device {
         };
         // (Only a clustered launch asks for its rank.)
         let sum = || ClusterSum::new(tiles.a(0), (slices, cluster_rank()), CONSUMERS, ACC as u32 / 4);
+        // With K whole there is nothing to add: each block (a cluster of
+        // one) stores C itself and skips the cluster's barriers.
+        let sums_in_cluster = IN_CLUSTER && slices > 1;
 
         let warpgroup = t / WARPGROUP_THREADS;
         if warpgroup == 0 {
@@ -232,7 +235,7 @@ mod device {
                     u += stride;
                 }
             }
-            if IN_CLUSTER && slices > 1 {
+            if sums_in_cluster {
                 sum().stand_by();
             }
             return;
@@ -245,9 +248,7 @@ mod device {
             let ((row0, col0), slice, (k_begin, k_end)) = unit(u);
             let col0 = col0 + 64 * consumer;
             let acc = unsafe { mainloop::<ROWS, CONSUMERS, ACC>(&ring, tiles, consumer, &mut i, k_end - k_begin) };
-            // With K whole there is nothing to add: the block (a cluster of
-            // one) stores C itself and skips the cluster's barriers.
-            if IN_CLUSTER && slices > 1 {
+            if sums_in_cluster {
                 // Quad q holds pairs 2q and 2q + 1: C's rows row, row + 1
                 // at its columns col and col + 8.
                 let inside = |quad: u32| {
