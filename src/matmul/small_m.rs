@@ -89,10 +89,10 @@ fn summed_by(plan: &SmallMPlan) -> &'static str {
 
 /// The plan for this GPU: the model's ([`auto::small_m_plan`]), unless
 /// fewer of the kernel's blocks fit on an SM than it counts on
-/// ([`small_m::blocks_per_sm`]). The driver's occupancy API knows the
+/// ([`small_m::BLOCKS_PER_SM`]). The driver's occupancy API knows the
 /// kernel's registers and shared memory; a plan for more blocks than fit
 /// would leave a second, mostly empty wave, so K is then cut for the
-/// blocks that do (BF16's 8- and 16-row kernels, 136 and 231 registers on
+/// blocks that do (BF16's 8- and 16-row kernels, 136 and 255 registers on
 /// the H200, fit 3 and 2).
 fn plan<E: SmallMElement>(gpu: &Gpu, (m, n, k): (u32, u32, u32)) -> SmallMPlan {
     let bytes = std::mem::size_of::<E::Bits>() as u32;
@@ -185,7 +185,12 @@ impl<E: SmallMElement> RungKernel<E> for SmallMRung {
 
     fn explain(&self, gpu: &Gpu, size: (u32, u32, u32)) -> Option<String> {
         let p = plan::<E>(gpu, size);
-        Some(format!("{} rows of A per block, K in {} pieces of {}, {}", p.rows, p.splits, p.k_chunk, summed_by(&p)))
+        let k = if p.splits == 1 {
+            "K whole, each block storing its part of C".to_string()
+        } else {
+            format!("K in {} pieces of {}, {}", p.splits, p.k_chunk, summed_by(&p))
+        };
+        Some(format!("{} rows of A per block, {k}", p.rows))
     }
 
     fn prepare(&self, gpu: &Gpu, buffers: &Buffers<E>) -> Result<Box<dyn Gemm<E>>> {
