@@ -1039,7 +1039,7 @@ impl SmallMPlan {
             return plan;
         }
         let few = SmallMPlan::with_groups((m, n, k), (1, cols, groups), slots, FEW_SLICES);
-        if few.adds_in_kernel() && 2 * few.tiles(m, n) * few.splits >= slots { few } else { plan }
+        if few.adds_with_half_the_slots((m, n), slots) { few } else { plan }
     }
 
     /// The widest plan narrower than `widest` (down to 8 groups and
@@ -1051,7 +1051,7 @@ impl SmallMPlan {
         while groups > 8 && (groups / 2) * cols >= COLUMNS_PER_ROW_OF_A * rows {
             groups /= 2;
             let plan = SmallMPlan::with_groups((m, n, k), (rows, cols, groups), slots, max_splits);
-            if plan.adds_in_kernel() && 2 * plan.tiles(m, n) * plan.splits >= slots {
+            if plan.adds_with_half_the_slots((m, n), slots) {
                 return Some(plan);
             }
         }
@@ -1090,6 +1090,13 @@ impl SmallMPlan {
     /// [`sum_slices`](crate::gemm::split_k::sum_slices) must, after it.
     pub const fn adds_in_kernel(&self) -> bool {
         last_block_adds(self.splits, self.rows, self.block_columns())
+    }
+
+    /// Whether the kernel adds the slices itself ([`Self::adds_in_kernel`])
+    /// with blocks for at least half the `slots`: the test a narrowed plan
+    /// or one cut into at most [`FEW_SLICES`] must pass.
+    const fn adds_with_half_the_slots(&self, (m, n): (u32, u32), slots: u32) -> bool {
+        self.adds_in_kernel() && 2 * self.tiles(m, n) * self.splits >= slots
     }
 
     /// Tiles of C (groups of rows × blocks of columns): the counters the
