@@ -96,14 +96,20 @@ pub trait Element: Copy {
     ///
     /// # Safety
     /// `p..p+N` must be readable global memory.
-    unsafe fn load<const N: usize>(p: *const Self) -> [f32; N];
+    #[inline(always)]
+    unsafe fn load<const N: usize>(p: *const Self) -> [f32; N] {
+        unsafe { unpack::<Self, N, true>(p) }
+    }
 
     /// `p[0..N]` as fp32, as [`Element::load`] but kept in the caches (A's
     /// values, which every thread of a block reads).
     ///
     /// # Safety
     /// As [`Element::load`].
-    unsafe fn load_cached<const N: usize>(p: *const Self) -> [f32; N];
+    #[inline(always)]
+    unsafe fn load_cached<const N: usize>(p: *const Self) -> [f32; N] {
+        unsafe { unpack::<Self, N, false>(p) }
+    }
 
     /// `*p` as fp32.
     ///
@@ -111,9 +117,18 @@ pub trait Element: Copy {
     /// `p` must be readable.
     unsafe fn load1(p: *const Self) -> f32;
 
+    /// The values of a 16-byte load, as loaded (four 32-bit words), as
+    /// fp32 in `out[0..cols]` ([`cols`]).
+    fn widen_into(words: [f32; 4], out: &mut [f32]);
+
     /// The `N` values (as many as 16 bytes hold, [`cols`]) of a 16-byte
-    /// load, as loaded (four 32-bit words), as fp32.
-    fn widen<const N: usize>(words: [f32; 4]) -> [f32; N];
+    /// load, as loaded, as fp32.
+    #[inline(always)]
+    fn widen<const N: usize>(words: [f32; 4]) -> [f32; N] {
+        let mut out = [0.0; N];
+        Self::widen_into(words, &mut out);
+        out
+    }
 
     /// Starts copying the block's slice of A (rows `row0..row0 + ROWS`,
     /// columns `first..first + len`) to shared memory at `out` as fp32,
@@ -133,63 +148,34 @@ pub trait Element: Copy {
     fn wait_staged();
 }
 
-/// `p[0..N]` of fp32 in 16-byte loads, read once or cached ([`load16`]).
+/// `p[0..N]` as fp32 in 16-byte loads ([`load16`], read once or cached),
+/// each widened by [`Element::widen_into`].
 ///
 /// # Safety
 /// As [`Element::load`].
 #[inline(always)]
-unsafe fn unpack_f32<const N: usize, const READ_ONCE: bool>(p: *const f32) -> [f32; N] {
-    let mut out = [0.0; N];
-    for j in 0..N / 4 {
-        let v = unsafe { load16::<READ_ONCE>(p.add(4 * j)) };
-        for i in 0..4 {
-            out[4 * j + i] = v[i];
-        }
-    }
-    out
-}
-
-/// `p[0..N]` of bf16 as fp32, eight values per 16-byte load ([`load16`],
-/// read once or cached; four 32-bit words of two values each, the first in
-/// the low half).
-///
-/// # Safety
-/// As [`Element::load`].
-#[inline(always)]
-unsafe fn unpack_bf16<const N: usize, const READ_ONCE: bool>(p: *const u16) -> [f32; N] {
+unsafe fn unpack<E: Element, const N: usize, const READ_ONCE: bool>(p: *const E) -> [f32; N] {
+    let per_load = cols::<E>();
     let mut out = [0.0; N];
     // Index loops, not iterator adapters: those were not unrolled on the
     // GPU and put the arrays in local memory.
-    for j in 0..N / 8 {
-        let values = widen(unsafe { load16::<READ_ONCE>(p.add(8 * j).cast::<f32>()) });
-        for i in 0..8 {
-            out[8 * j + i] = values[i];
-        }
+    for j in 0..N / per_load {
+        let words = unsafe { load16::<READ_ONCE>(p.add(per_load * j).cast::<f32>()) };
+        E::widen_into(words, &mut out[per_load * j..]);
     }
     out
 }
 
 impl Element for f32 {
     #[inline(always)]
-    fn widen<const N: usize>(words: [f32; 4]) -> [f32; N] {
-        // N is 4 ([`cols`]): one pass.
-        let mut out = [0.0; N];
-        for j in 0..N / 4 {
-            for i in 0..4 {
-                out[4 * j + i] = words[i];
-            }
+    fn widen_into(words: [f32; 4], out: &mut [f32]) {
+        #[allow(
+            clippy::manual_memcpy,
+            reason = "the slice copy reorders the fp32 one-row kernel's loads of A; this loop keeps its measured PTX"
+        )]
+        for i in 0..4 {
+            out[i] = words[i];
         }
-        out
-    }
-
-    #[inline(always)]
-    unsafe fn load<const N: usize>(p: *const f32) -> [f32; N] {
-        unsafe { unpack_f32::<N, true>(p) }
-    }
-
-    #[inline(always)]
-    unsafe fn load_cached<const N: usize>(p: *const f32) -> [f32; N] {
-        unsafe { unpack_f32::<N, false>(p) }
     }
 
     #[inline(always)]
@@ -245,41 +231,15 @@ unsafe fn load16<const READ_ONCE: bool>(p: *const f32) -> [f32; 4] {
     if READ_ONCE { unsafe { load_f32x4_streaming(p) } } else { unsafe { load_f32x4(p) } }
 }
 
-/// Eight bf16 values, loaded as four 32-bit words (two values each, the
-/// first in the low half), as fp32.
-#[inline(always)]
-fn widen(words: [f32; 4]) -> [f32; 8] {
-    let mut out = [0.0; 8];
-    for i in 0..4 {
-        let word = words[i].to_bits();
-        out[2 * i] = f32::from_bits(word << 16);
-        out[2 * i + 1] = f32::from_bits(word & 0xffff_0000);
-    }
-    out
-}
-
 impl Element for u16 {
+    /// Two values per word, the first in the low half.
     #[inline(always)]
-    fn widen<const N: usize>(words: [f32; 4]) -> [f32; N] {
-        // N is 8 ([`cols`]): one pass.
-        let values = widen(words);
-        let mut out = [0.0; N];
-        for j in 0..N / 8 {
-            for i in 0..8 {
-                out[8 * j + i] = values[i];
-            }
+    fn widen_into(words: [f32; 4], out: &mut [f32]) {
+        for i in 0..4 {
+            let word = words[i].to_bits();
+            out[2 * i] = f32::from_bits(word << 16);
+            out[2 * i + 1] = f32::from_bits(word & 0xffff_0000);
         }
-        out
-    }
-
-    #[inline(always)]
-    unsafe fn load<const N: usize>(p: *const u16) -> [f32; N] {
-        unsafe { unpack_bf16::<N, true>(p) }
-    }
-
-    #[inline(always)]
-    unsafe fn load_cached<const N: usize>(p: *const u16) -> [f32; N] {
-        unsafe { unpack_bf16::<N, false>(p) }
     }
 
     #[inline(always)]
@@ -310,7 +270,7 @@ impl Element for u16 {
                     if valid > 0 {
                         let src = unsafe { a.add((row0 + r) as usize * k as usize + (first + kk) as usize) };
                         if valid == 8 && (src as usize).is_multiple_of(16) {
-                            values[u] = widen(unsafe { gpu::load_f32x4(src.cast::<f32>()) });
+                            values[u] = <Self as Element>::widen::<8>(unsafe { gpu::load_f32x4(src.cast::<f32>()) });
                         } else {
                             for i in 0..8 {
                                 if (i as u32) < valid {
@@ -495,9 +455,12 @@ pub const fn column_groups(n: u32, cols: u32) -> u32 {
 const REDUCE_ROWS: usize = 4;
 
 /// Shared memory for adding up the k-lanes: one round's partial rows of
-/// every thread (0 when a block has no k-lanes to add).
-const fn reduce_bytes(groups: u32, cols: u32) -> u32 {
-    if groups == THREADS { 0 } else { THREADS * REDUCE_ROWS as u32 * cols * 4 }
+/// every thread (0 when a block has no k-lanes to add). A block of fewer
+/// rows than a round asks only for its own: shared memory a block does not
+/// use is taken from the L1 cache that B's loads pass through.
+const fn reduce_bytes(groups: u32, cols: u32, rows: u32) -> u32 {
+    let rows_per_round = if rows < REDUCE_ROWS as u32 { rows } else { REDUCE_ROWS as u32 };
+    if groups == THREADS { 0 } else { THREADS * rows_per_round * cols * 4 }
 }
 
 /// The most slices of K the last block of a tile adds: two rounds of
@@ -874,6 +837,7 @@ unsafe fn add_slices_if_last(
     // `width`, and every slice starts 16-byte aligned.
     let whole = n.is_multiple_of(4);
     let per_row = if whole { width / 4 } else { width };
+    let to_c = Sink { at: c, scale: Some((alpha, beta)) };
     let mut item = thread;
     while item < rows * per_row {
         let (r, j) = (item / per_row, item % per_row);
@@ -881,13 +845,11 @@ unsafe fn add_slices_if_last(
         if whole {
             let at = at + 4 * j as usize;
             let sum = add_in_order(splits, |s| unsafe { load_f32x4_l2(partial.add(s as usize * slice_len + at)) });
-            let old = if beta == 0.0 { [0.0; 4] } else { unsafe { load_f32x4(c.add(at)) } };
-            unsafe { store_f32x4(c.add(at), core::array::from_fn(|i| alpha * sum[i] + beta * old[i])) };
+            unsafe { to_c.put4(at, sum) };
         } else {
             let at = at + j as usize;
             let [sum] = add_in_order(splits, |s| [unsafe { gpu::load_l2(partial.add(s as usize * slice_len + at)) }]);
-            let old = if beta == 0.0 { 0.0 } else { unsafe { gpu::load(c.add(at)) } };
-            unsafe { gpu::store(c.add(at), alpha * sum + beta * old) };
+            unsafe { to_c.put(at, sum) };
         }
         item += THREADS;
     }
@@ -1116,7 +1078,7 @@ impl SmallMPlan {
         } else {
             4 * ((self.rows - 1) * a_stride(self.rows) + if self.k_chunk < window { self.k_chunk } else { window })
         };
-        let reduce = reduce_bytes(self.groups, self.cols);
+        let reduce = reduce_bytes(self.groups, self.cols, self.rows);
         // At least the last block's flag (`add_slices_if_last`).
         let most = if a > reduce { a } else { reduce };
         if most > LAST_FLAG_BYTES { most } else { LAST_FLAG_BYTES }
