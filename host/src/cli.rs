@@ -250,9 +250,13 @@ pub struct SweepArgs {
     #[arg(long, value_name = "LIST")]
     pub rungs: Option<String>,
     /// Time with the inputs left in L2 by the previous run (as a benchmark loop does) instead of
-    /// flushing L2 before every run (as a model reads its weights)
-    #[arg(long)]
+    /// emptying L2 before every run (as a model reads its weights)
+    #[arg(long, conflicts_with = "back_to_back")]
     pub hot: bool,
+    /// Read the weights from DRAM by giving each run its own copy of A and B, and time runs in
+    /// batches back to back (as a model's layers run) instead of each run alone after emptying L2
+    #[arg(long)]
+    pub back_to_back: bool,
     /// Timed runs per GEMM (1 to 100000); when left out, enough runs for about a second, at least 5
     /// and at most 10000
     #[arg(long, value_name = "R", value_parser = number::<u32>(1, 100_000))]

@@ -569,6 +569,7 @@ fn sweep_checks_its_flags_before_the_gpu() {
         (vec!["sweep", "--rungs", "99"], "the BF16 ladder's rungs are"),
         (vec!["sweep", "--dtype", "f32", "--rungs", "16"], "no rung '16'"),
         (vec!["sweep", "--dtype", "f16"], "invalid value 'f16'"),
+        (vec!["sweep", "--hot", "--back-to-back"], "cannot be used with"),
     ] {
         let out = run(&args);
         let err = String::from_utf8_lossy(&out.stderr);

@@ -8,13 +8,13 @@ mod timing;
 
 pub use info::DeviceInfo;
 pub use launch::{KernelResources, Param, Params, PtxModule, pointer};
-pub use timing::Timing;
+pub use timing::{FromDram, RUNS_PER_BATCH, Timing, copies_to_miss_l2};
 
 use crate::error::{Context as _, Error, Result};
 use cust::context::Context;
 use cust::device::Device;
 use cust::error::CudaError;
-use cust::memory::{DeviceBuffer, DeviceCopy};
+use cust::memory::{AsyncCopyDestination, DeviceBuffer, DeviceCopy};
 use cust::module::Module;
 use cust::stream::{Stream, StreamFlags};
 
@@ -29,8 +29,8 @@ pub struct Gpu {
     /// The sm_90a module, loaded on first use (see [`Gpu::hopper_module`]).
     hopper: std::sync::OnceLock<std::result::Result<Module, String>>,
     stream: Stream,
-    /// Set by [`Gpu::flush_l2_between_runs`].
-    l2_flush: std::sync::Mutex<Option<timing::L2Flush>>,
+    /// Set by [`Gpu::read_inputs_from_dram`].
+    l2_flush: std::sync::Mutex<Option<(timing::L2Flush, FromDram)>>,
     _context: Context,
     pub info: DeviceInfo,
 }
@@ -84,6 +84,13 @@ impl Gpu {
                 .context(format_args!("copying {what} to the GPU"))?;
         }
         Ok(buffer)
+    }
+
+    /// A new buffer holding a copy of `buffer`, copied on the GPU.
+    pub fn duplicate<T: DeviceCopy>(&self, buffer: &DeviceBuffer<T>, what: &str) -> Result<DeviceBuffer<T>> {
+        let mut copy = allocate(buffer.len(), what)?;
+        unsafe { copy.async_copy_from(buffer, &self.stream) }.context(format_args!("copying {what} on the GPU"))?;
+        Ok(copy)
     }
 
     /// Copies `buffer` back into `host` (the first `host.len()` elements).

@@ -3,10 +3,11 @@
 //!
 //! A GEMM timed over and over on the same buffers finds its inputs in L2
 //! after the first run, when they fit (the H200's L2 holds 60 MB). A
-//! model's weights do not stay there between layers, so after
-//! [`Gpu::flush_l2_between_runs`] the timing reads a buffer twice the
-//! size of L2 before each run, outside the timed region, and every run
-//! reads its inputs from DRAM.
+//! model's weights do not stay there between layers, so
+//! [`Gpu::read_inputs_from_dram`] times so that every run reads its inputs
+//! from DRAM, in one of two ways ([`FromDram`]): each run alone after a
+//! read of twice the size of L2 (outside the timed region), or runs back
+//! to back on copies of the inputs taken in turn, as a model's layers run.
 
 use super::Gpu;
 use super::launch::pointer;
@@ -40,6 +41,30 @@ impl Timing {
         let median_ms = if n % 2 == 1 { runs_ms[n / 2] } else { (runs_ms[n / 2 - 1] + runs_ms[n / 2]) / 2.0 };
         Timing { median_ms, min_ms: runs_ms[0], max_ms: runs_ms[n - 1], runs: n }
     }
+}
+
+/// How a timing makes every run read its inputs from DRAM.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FromDram {
+    /// Each run timed alone (two events around it) after a read of twice
+    /// the size of L2: the run also pays for starting on an idle GPU.
+    FlushEachRun,
+    /// Runs timed in batches of [`RUNS_PER_BATCH`], back to back, each on
+    /// its own copy of the inputs: a run pays the gap between two kernels,
+    /// as a model's layers do, not the start of a lone one.
+    BackToBack,
+}
+
+/// Runs timed together, back to back, with [`FromDram::BackToBack`]: enough
+/// that the first run's start (the only one not overlapped with a
+/// previous kernel's end) is a small part of the batch.
+pub const RUNS_PER_BATCH: u32 = 8;
+
+/// How many copies of inputs of `bytes` make each run read its copy from
+/// DRAM when runs take the copies in turn: the other copies' reads between
+/// two reads of one copy come to at least twice L2 (`l2_bytes`).
+pub fn copies_to_miss_l2(bytes: u64, l2_bytes: u64) -> usize {
+    (1 + (2 * l2_bytes).div_ceil(bytes.max(1))) as usize
 }
 
 /// A buffer twice the size of L2: reading it evicts whatever L2 held.
@@ -83,36 +108,50 @@ impl L2Flush {
 }
 
 impl Gpu {
-    /// From now on, [`Gpu::time`] reads a buffer twice the size of L2
-    /// before every run (outside the timed region), so each run reads its
-    /// inputs from DRAM; `false` goes back to timing runs back to back.
-    pub fn flush_l2_between_runs(&self, flush: bool) -> Result<()> {
+    /// From now on, [`Gpu::time`] times as `how` says (None: each run
+    /// alone, with whatever the previous run left in L2). With
+    /// [`FromDram::BackToBack`] the caller's work must read another copy
+    /// of its inputs on each run (see [`copies_to_miss_l2`]).
+    pub fn read_inputs_from_dram(&self, how: Option<FromDram>) -> Result<()> {
         let mut slot = self.l2_flush.lock().unwrap_or_else(|e| e.into_inner());
-        *slot = if flush { Some(L2Flush::new(self)?) } else { None };
+        *slot = match how {
+            Some(how) => Some((L2Flush::new(self)?, how)),
+            None => None,
+        };
         Ok(())
     }
 
-    /// Runs `work` `warmup` times untimed, then `reps` times each between
-    /// two events, and returns the median. `work` must only enqueue GPU work
+    /// Runs `work` `warmup` times untimed, then `reps` times, and returns
+    /// the median run: each run between two events, or (back to back)
+    /// each batch's time over its runs. `work` must only enqueue GPU work
     /// on [`Gpu::stream`].
     pub fn time(&self, warmup: u32, reps: u32, mut work: impl FnMut() -> Result<()>) -> Result<Timing> {
         let flush = self.l2_flush.lock().unwrap_or_else(|e| e.into_inner());
-        let before = || flush.as_ref().map_or(Ok(()), |f| f.enqueue(self));
+        let each_run = matches!(*flush, Some((_, FromDram::FlushEachRun)));
+        let batch = if matches!(*flush, Some((_, FromDram::BackToBack))) { RUNS_PER_BATCH } else { 1 };
+        let empty_l2 = || flush.as_ref().map_or(Ok(()), |(f, _)| f.enqueue(self));
         for _ in 0..warmup {
-            before()?;
+            if each_run {
+                empty_l2()?;
+            }
             work()?;
         }
         self.synchronize()?;
         let start = Event::new(EventFlags::DEFAULT).context("creating a CUDA event")?;
         let stop = Event::new(EventFlags::DEFAULT).context("creating a CUDA event")?;
-        let mut runs = Vec::with_capacity(reps.max(1) as usize);
-        for _ in 0..reps.max(1) {
-            before()?;
+        let samples = reps.max(1).div_ceil(batch);
+        let mut runs = Vec::with_capacity(samples as usize);
+        for _ in 0..samples {
+            // Back to back, this also keeps the GPU busy while the batch
+            // is enqueued, so no run waits for the CPU.
+            empty_l2()?;
             start.record(self.stream()).context("recording a CUDA event")?;
-            work()?;
+            for _ in 0..batch {
+                work()?;
+            }
             stop.record(self.stream()).context("recording a CUDA event")?;
             stop.synchronize().context("waiting for the timed GPU work")?;
-            runs.push(stop.elapsed_time_f32(&start).context("reading a CUDA event")? as f64);
+            runs.push(stop.elapsed_time_f32(&start).context("reading a CUDA event")? as f64 / batch as f64);
         }
         Ok(Timing::from_runs(runs))
     }
@@ -134,6 +173,20 @@ mod tests {
     fn rates_are_per_median_run() {
         let t = Timing::from_runs(vec![2.0, 4.0, 1000.0]);
         assert_eq!(t.billions_per_second(8e9), 2000.0);
+    }
+
+    #[test]
+    fn copies_cover_twice_l2() {
+        let l2 = 60 << 20;
+        // Weights larger than twice L2: one other copy is enough.
+        assert_eq!(super::copies_to_miss_l2(235_000_000, l2), 2);
+        // o at M = 1 (33.5 MB): four others read 134 MB >= 126 MB.
+        assert_eq!(super::copies_to_miss_l2(33_554_432, l2), 5);
+        for bytes in [1u64, 1000, 33_554_432, 117_440_512, 1 << 30] {
+            let copies = super::copies_to_miss_l2(bytes, l2) as u64;
+            assert!((copies - 1) * bytes >= 2 * l2, "{bytes} bytes: {copies} copies");
+            assert!(copies == 2 || (copies - 2) * bytes < 2 * l2, "{bytes} bytes: {copies} copies is more than needed");
+        }
     }
 
     #[test]

@@ -6,8 +6,12 @@ use crate::device::Gpu;
 use crate::error::{Context as _, Result};
 use cust::memory::{AsyncCopyDestination, DeviceBuffer};
 
+/// One copy of A and B.
+type Inputs<E> = (DeviceBuffer<<E as Element>::Bits>, DeviceBuffer<<E as Element>::Bits>);
+
 /// A and B (element type `E`), C (fp32), plus C's initial value when
-/// beta != 0.
+/// beta != 0; and, for timing with inputs read from DRAM, more copies of
+/// A and B that runs take in turn (see [`Buffers::copy_inputs`]).
 pub struct Buffers<E: Element> {
     size: (u32, u32, u32),
     alpha: f32,
@@ -16,6 +20,10 @@ pub struct Buffers<E: Element> {
     b: DeviceBuffer<E::Bits>,
     c: DeviceBuffer<f32>,
     c_initial: Option<DeviceBuffer<f32>>,
+    /// Copies 1.. of A and B (copy 0 is `a`, `b`).
+    more_inputs: Vec<Inputs<E>>,
+    /// The copy [`Buffers::args`] hands out.
+    current: usize,
 }
 
 impl<E: Element> Buffers<E> {
@@ -35,7 +43,41 @@ impl<E: Element> Buffers<E> {
             b: gpu.upload(inputs.b, "B")?,
             c: gpu.alloc(m as usize * n as usize, "C")?,
             c_initial: if inputs.beta == 0.0 { None } else { Some(gpu.upload(inputs.c, "initial C")?) },
+            more_inputs: Vec::new(),
+            current: 0,
         })
+    }
+
+    /// Bytes of A and B, one copy.
+    pub fn input_bytes(&self) -> u64 {
+        let (m, n, k) = self.size;
+        std::mem::size_of::<E::Bits>() as u64 * k as u64 * (m as u64 + n as u64)
+    }
+
+    /// Makes `copies` copies of A and B in all (at least 1), copying the
+    /// first on the GPU, so that runs can read them in turn; refuses up
+    /// front when they cannot fit.
+    pub fn copy_inputs(&mut self, gpu: &Gpu, copies: usize) -> Result<()> {
+        let more = copies.max(1) - 1;
+        gpu.ensure_fits(more.saturating_sub(self.more_inputs.len()) as u128 * self.input_bytes() as u128, "the copies of A and B")?;
+        self.more_inputs.truncate(more);
+        while self.more_inputs.len() < more {
+            self.more_inputs.push((gpu.duplicate(&self.a, "a copy of A")?, gpu.duplicate(&self.b, "a copy of B")?));
+        }
+        self.current = 0;
+        gpu.synchronize()
+    }
+
+    /// How many copies of A and B there are.
+    pub fn input_copies(&self) -> usize {
+        1 + self.more_inputs.len()
+    }
+
+    /// From now on [`Buffers::args`] hands out copy `copy` of A and B
+    /// (from 0, below [`Buffers::input_copies`]).
+    pub fn use_copy(&mut self, copy: usize) {
+        assert!(copy < self.input_copies(), "copy {copy} of {}", self.input_copies());
+        self.current = copy;
     }
 
     pub fn size(&self) -> (u32, u32, u32) {
@@ -46,10 +88,23 @@ impl<E: Element> Buffers<E> {
         gemm_flops(self.size)
     }
 
-    /// The kernel arguments for these buffers.
+    /// The kernel arguments for these buffers, with the copy of A and B
+    /// last chosen by [`Buffers::use_copy`] (the first, unless chosen).
     pub fn args(&self) -> Args<'_, E> {
+        self.args_of(self.current)
+    }
+
+    /// The kernel arguments with copy `copy` of A and B.
+    pub fn args_of(&self, copy: usize) -> Args<'_, E> {
         let (m, n, k) = self.size;
-        Args { m, n, k, alpha: self.alpha, a: &self.a, b: &self.b, beta: self.beta, c: &self.c }
+        let (a, b) = match copy {
+            0 => (&self.a, &self.b),
+            more => {
+                let (a, b) = &self.more_inputs[more - 1];
+                (a, b)
+            }
+        };
+        Args { m, n, k, alpha: self.alpha, a, b, beta: self.beta, c: &self.c }
     }
 
     /// Puts C back in its pre-call state: poison when beta == 0 (so unwritten

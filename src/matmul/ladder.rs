@@ -64,14 +64,49 @@ pub fn measure<E: Element>(
     reps: Option<u32>,
     warmup: u32,
 ) -> Result<(Vec<f32>, Option<Timing>)> {
+    measure_on_copies(gpu, buffers, &[gemm], reference, reps, warmup)
+}
+
+/// [`measure`] with `gemms[i]` prepared for copy `i` of the inputs (see
+/// [`Buffers::copy_inputs`]; one gemm serves every copy when it takes its
+/// inputs at each call): checked on the first copy, timed with the runs
+/// taking the copies in turn.
+pub fn measure_on_copies<E: Element>(
+    gpu: &Gpu,
+    buffers: &mut Buffers<E>,
+    gemms: &[&dyn Gemm<E>],
+    reference: &Reference,
+    reps: Option<u32>,
+    warmup: u32,
+) -> Result<(Vec<f32>, Option<Timing>)> {
+    let copies = buffers.input_copies();
+    assert!(gemms.len() == 1 || gemms.len() == copies, "{} gemms for {copies} copies of the inputs", gemms.len());
     buffers.reset_c(gpu)?;
-    gemm.run(gpu, &buffers.args())?;
+    gemms[0].run(gpu, &buffers.args_of(0))?;
     let c = buffers.download_c(gpu)?;
     if !verdict(reference, &c).passed() {
         return Ok((c, None));
     }
-    let args = buffers.args();
-    Ok((c, Some(time(gpu, reps, warmup, &mut || gemm.run(gpu, &args))?)))
+    let args: Vec<_> = (0..copies).map(|copy| buffers.args_of(copy)).collect();
+    let mut turn = 0;
+    let mut run = || {
+        let copy = turn % copies;
+        turn += 1;
+        gemms[copy % gemms.len()].run(gpu, &args[copy])
+    };
+    Ok((c, Some(time(gpu, reps, warmup, &mut run)?)))
+}
+
+/// `rung`'s kernel prepared for every copy of the inputs, in order.
+fn prepare_on_copies<E: Element>(gpu: &Gpu, rung: &Rung<E>, buffers: &mut Buffers<E>) -> Result<Vec<Box<dyn Gemm<E>>>> {
+    let mut gemms = Vec::with_capacity(buffers.input_copies());
+    for copy in 0..buffers.input_copies() {
+        buffers.use_copy(copy);
+        let gemm = rung.prepare(gpu, buffers);
+        buffers.use_copy(0);
+        gemms.push(gemm?);
+    }
+    Ok(gemms)
 }
 
 /// About a second of untimed runs, before the first row of a table is
@@ -268,9 +303,10 @@ pub fn run<E: Element>(
             continue;
         }
         progress(&crate::progress::step(i, total, &what));
-        let gemm = rung.prepare(gpu, buffers)?;
+        let gemms = prepare_on_copies(gpu, rung, buffers)?;
+        let gemms: Vec<&dyn Gemm<E>> = gemms.iter().map(|gemm| gemm.as_ref()).collect();
         let reference = reference.for_arithmetic(rung.kernel.arithmetic_at(gpu, size));
-        let (c, timing) = measure(gpu, buffers, gemm.as_ref(), &reference, options.reps, options.warmup)?;
+        let (c, timing) = measure_on_copies(gpu, buffers, &gemms, &reference, options.reps, options.warmup)?;
         rows.push(Row::rung(gpu, rung, size, verdict(&reference, &c), timing, flops)?);
     }
     Ok(Report {

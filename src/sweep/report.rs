@@ -3,6 +3,7 @@
 //! bandwidth reached; then the geometric mean and the worst shape.
 
 use super::suite::Shape;
+use crate::device::FromDram;
 use crate::matmul::check::gemm_flops;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
@@ -156,13 +157,17 @@ pub fn table(title: &str, rows: &[SweepRow], dram_plateau_gbps: Option<f64>) -> 
 }
 
 /// The rows as JSON, with the summary.
-pub fn json(device: &str, dtype: &str, cold: bool, rows: &[SweepRow]) -> String {
+pub fn json(device: &str, dtype: &str, from_dram: Option<FromDram>, rows: &[SweepRow]) -> String {
     #[derive(Serialize)]
     struct Document<'a> {
         device: &'a str,
         dtype: &'a str,
-        /// Whether L2 was flushed before every timed run.
+        /// Whether every timed run read the weights from DRAM.
         weights_from_dram: bool,
+        /// Runs timed back to back, each on its own copy of the inputs
+        /// (else each alone, after L2 was emptied).
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        back_to_back: bool,
         geometric_mean_percent: Option<f64>,
         worst_shape: Option<&'a str>,
         rows: &'a [SweepRow],
@@ -171,7 +176,8 @@ pub fn json(device: &str, dtype: &str, cold: bool, rows: &[SweepRow]) -> String 
     let document = Document {
         device,
         dtype,
-        weights_from_dram: cold,
+        weights_from_dram: from_dram.is_some(),
+        back_to_back: from_dram == Some(FromDram::BackToBack),
         geometric_mean_percent: s.map(|(mean, _)| mean),
         worst_shape: s.map(|(_, worst)| worst.shape.as_str()),
         rows,
@@ -241,10 +247,15 @@ mod tests {
     #[test]
     fn json_and_svg_carry_every_row() {
         let rows = [row("a", 10.0, 5.0), row("b", 10.0, 20.0)];
-        let j: serde_json::Value = serde_json::from_str(&json("H200", "bf16", true, &rows)).unwrap();
+        let j: serde_json::Value = serde_json::from_str(&json("H200", "bf16", Some(FromDram::FlushEachRun), &rows)).unwrap();
         assert_eq!(j["rows"].as_array().unwrap().len(), 2);
         assert_eq!(j["worst_shape"], "b");
         assert_eq!(j["weights_from_dram"], true);
+        assert!(j.get("back_to_back").is_none(), "the records' format stays as it was");
+        let back_to_back: serde_json::Value = serde_json::from_str(&json("H200", "bf16", Some(FromDram::BackToBack), &rows)).unwrap();
+        assert_eq!((&back_to_back["weights_from_dram"], &back_to_back["back_to_back"]), (&true.into(), &true.into()));
+        let hot: serde_json::Value = serde_json::from_str(&json("H200", "bf16", None, &rows)).unwrap();
+        assert_eq!(hot["weights_from_dram"], false);
         let picture = svg("BF16 sweep", &rows);
         assert!(picture.contains("geomean 100%, worst b 50%"), "{picture}");
         assert!(picture.starts_with("<svg"));

@@ -1,11 +1,11 @@
 //! Runs a suite on the GPU: for every shape, cuBLAS and the "auto" rung
 //! (and any other rungs asked for) on the same inputs, each checked
-//! against the f64 reference and timed with L2 flushed before every run,
-//! as a model reads its weights.
+//! against the f64 reference and timed with the weights read from DRAM,
+//! as a model's layers read them.
 
 use super::report::{Measured, SweepRow};
 use super::suite::Shape;
-use crate::device::Gpu;
+use crate::device::{FromDram, Gpu, copies_to_miss_l2};
 use crate::error::Result;
 use crate::matmul::auto::Machine;
 use crate::matmul::ladder::{self, Options, Row};
@@ -16,8 +16,9 @@ use crate::matmul::small_m::SmallMElement;
 pub struct SweepOptions {
     /// Rungs to run beside "auto" (a `--rungs` list), if any.
     pub rungs: Option<String>,
-    /// Time with L2 as the previous run left it instead of flushing it.
-    pub hot: bool,
+    /// How every run reads its inputs from DRAM; None: from L2 as the
+    /// previous run left it.
+    pub from_dram: Option<FromDram>,
     pub reps: Option<u32>,
     pub warmup: u32,
     pub seed: u64,
@@ -49,7 +50,7 @@ pub fn run<E: SmallMElement>(gpu: &Gpu, shapes: &[Shape], options: &SweepOptions
         None => "auto".to_string(),
     };
     let ladder = E::ladder().select(&list)?;
-    gpu.flush_l2_between_runs(!options.hot)?;
+    gpu.read_inputs_from_dram(options.from_dram)?;
     let machine = Machine::of_gpu(gpu)?;
     let input_bytes = std::mem::size_of::<E::Bits>() as u32;
     let mut rows = Vec::new();
@@ -58,6 +59,9 @@ pub fn run<E: SmallMElement>(gpu: &Gpu, shapes: &[Shape], options: &SweepOptions
         progress(&crate::progress::step(i, shapes.len(), &format!("{} ({}x{}x{})", shape.name, size.0, size.1, size.2)));
         let run_options = Options { size, reps: options.reps, warmup: options.warmup, seed: options.seed };
         let (mut buffers, reference) = ladder::prepare::<E>(gpu, &run_options, &mut |_| {})?;
+        if options.from_dram == Some(FromDram::BackToBack) {
+            buffers.copy_inputs(gpu, copies_to_miss_l2(buffers.input_bytes(), gpu.info.l2_bytes as u64))?;
+        }
         let report = ladder::run(gpu, &ladder, &mut buffers, &reference, &run_options, &mut |_| {})?;
         let mut row = SweepRow::new(shape, machine.memory_bound(size, input_bytes as f64), shape.weight_bytes(input_bytes));
         row.cublas = report.cublas.as_ref().ok().and_then(measured);
@@ -71,6 +75,6 @@ pub fn run<E: SmallMElement>(gpu: &Gpu, shapes: &[Shape], options: &SweepOptions
         }
         rows.push(row);
     }
-    gpu.flush_l2_between_runs(false)?;
+    gpu.read_inputs_from_dram(None)?;
     Ok(rows)
 }

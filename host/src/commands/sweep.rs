@@ -7,7 +7,7 @@ use crate::cli::{SweepArgs, SweepType};
 use crate::output::{Files, check_writable, outln};
 use crate::progress::tracked;
 use half::bf16;
-use ptx_ladder::device::Gpu;
+use ptx_ladder::device::{FromDram, Gpu};
 use ptx_ladder::matmul::ladder::validate_size;
 use ptx_ladder::matmul::small_m::SmallMElement;
 use ptx_ladder::sweep::report::{self, SweepRow};
@@ -38,7 +38,12 @@ pub fn run(args: SweepArgs) -> Result<(), Failure> {
         }
     }
     let gpu = open_gpu()?.map_err(|e| no_gpu(&e))?;
-    let options = SweepOptions { rungs: args.rungs.clone(), hot: args.hot, reps: args.reps, warmup: args.warmup, seed: args.seed };
+    let from_dram = match (args.hot, args.back_to_back) {
+        (true, _) => None,
+        (false, true) => Some(FromDram::BackToBack),
+        (false, false) => Some(FromDram::FlushEachRun),
+    };
+    let options = SweepOptions { rungs: args.rungs.clone(), from_dram, reps: args.reps, warmup: args.warmup, seed: args.seed };
     match args.dtype {
         SweepType::F32 => sweep::<f32>(&gpu, &shapes, &options, &args),
         SweepType::Bf16 => sweep::<bf16>(&gpu, &shapes, &options, &args),
@@ -52,13 +57,16 @@ fn sweep<E: SmallMElement>(gpu: &Gpu, shapes: &[Shape], options: &SweepOptions, 
     })?;
     let rows: Vec<SweepRow> = tracked(|progress| run::run::<E>(gpu, shapes, options, progress))?;
     let dtype = E::DTYPE.name();
-    let weights =
-        if options.hot { "hot L2 (inputs left in L2 by the previous run)" } else { "weights read from DRAM (L2 flushed before every run)" };
+    let weights = match options.from_dram {
+        None => "hot L2 (inputs left in L2 by the previous run)",
+        Some(FromDram::FlushEachRun) => "weights read from DRAM (L2 flushed before every run)",
+        Some(FromDram::BackToBack) => "weights read from DRAM (a copy of A and B per run, runs back to back)",
+    };
     let title = format!("{} sweep on {}, {weights}; DRAM reads at {plateau:.0} GB/s here", E::DTYPE.ladder(), gpu.info.name);
     outln!("{}", report::table(&title, &rows, Some(plateau)).trim_end())?;
     let mut files = Files::default();
     if let Some(path) = &args.json {
-        files.write(path, &format!("{}\n", report::json(&gpu.info.name, dtype, !options.hot, &rows)))?;
+        files.write(path, &format!("{}\n", report::json(&gpu.info.name, dtype, options.from_dram, &rows)))?;
     }
     if let Some(path) = &args.svg {
         files.write(path, &report::svg(&format!("{} sweep, {}", E::DTYPE.ladder(), gpu.info.name), &rows))?;
