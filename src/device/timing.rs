@@ -127,11 +127,11 @@ impl Gpu {
     /// on [`Gpu::stream`].
     pub fn time(&self, warmup: u32, reps: u32, mut work: impl FnMut() -> Result<()>) -> Result<Timing> {
         let flush = self.l2_flush.lock().unwrap_or_else(|e| e.into_inner());
-        let each_run = matches!(*flush, Some((_, FromDram::FlushEachRun)));
-        let batch = if matches!(*flush, Some((_, FromDram::BackToBack))) { RUNS_PER_BATCH } else { 1 };
+        let how = flush.as_ref().map(|&(_, how)| how);
+        let batch = if how == Some(FromDram::BackToBack) { RUNS_PER_BATCH } else { 1 };
         let empty_l2 = || flush.as_ref().map_or(Ok(()), |(f, _)| f.enqueue(self));
         for _ in 0..warmup {
-            if each_run {
+            if how == Some(FromDram::FlushEachRun) {
                 empty_l2()?;
             }
             work()?;
