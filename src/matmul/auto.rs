@@ -76,26 +76,25 @@ pub const SMALL_M_FMA_EFFICIENCY_F32: f64 = 0.4;
 /// agreeing.
 pub const SMALL_M_FMA_EFFICIENCY_BF16: f64 = 0.1;
 
-/// The same on bf16 inputs at one row of A, where each value of B takes
-/// one FMA beside its unpacking and nothing waits on A (read where it
-/// lies): fitted on the H200 to BF16 rung 8 at M = 1 with weights from
-/// DRAM, which took 16.0, 19.6, 60.5 and 33.8 µs on Llama-3-8B's o, qkv,
-/// gate_up and down, and 19.9, 38.4 and 20.1 µs on Llama-2-13B's o,
-/// Qwen-7B's down and phi-2's fc1. 0.2 predicts each within 14%, above
-/// rather than below, and so picks the kernel for the 117-235 MB weights
-/// (where it was 5-7% faster than the swapped tiles) and not for the
-/// 34-52 MB ones (where it was from 1.5% faster to 10% slower).
-pub const SMALL_M_FMA_EFFICIENCY_BF16_ONE_ROW: f64 = 0.2;
-
-/// [`SMALL_M_FMA_EFFICIENCY_F32`], [`SMALL_M_FMA_EFFICIENCY_BF16`] or, at
-/// one row of A, [`SMALL_M_FMA_EFFICIENCY_BF16_ONE_ROW`].
-fn small_m_fma_efficiency(dtype: Dtype, rows: u32) -> f64 {
+/// [`SMALL_M_FMA_EFFICIENCY_F32`] or [`SMALL_M_FMA_EFFICIENCY_BF16`].
+fn small_m_fma_efficiency(dtype: Dtype) -> f64 {
     match dtype {
         Dtype::F32 => SMALL_M_FMA_EFFICIENCY_F32,
-        Dtype::Bf16 if rows == 1 => SMALL_M_FMA_EFFICIENCY_BF16_ONE_ROW,
         Dtype::Bf16 => SMALL_M_FMA_EFFICIENCY_BF16,
     }
 }
+
+/// What the small-M kernel takes at one row of A beyond its bytes at
+/// DRAM's rate: the launch, its one wave of blocks waiting on their first
+/// loads together, and the tiles' last blocks adding the slices. Its FMAs
+/// (one per value of B, beside bf16's unpacking) hide behind the loads of
+/// the other warps. Fitted on the H200 in the sweep (weights from DRAM):
+/// at M = 1 on Llama-3-8B's o, qkv, gate_up and down bf16 took 14.8,
+/// 18.8, 58.9 and 33.2 µs, 6.4-7.6 µs beyond their bytes, fp32 4.7-7.0;
+/// other models' bf16 weights of 33-271 MB 7.2-9.0. 8 µs predicts the
+/// Llama shapes above rather than below, within 8%, and picks the swapped
+/// tiles where they were faster (34 MB and less).
+pub const SMALL_M_ONE_ROW_SECONDS: f64 = 8e-6;
 
 /// Fraction of the dense BF16 tensor peak a full tile of BF16 rung 7
 /// sustains (662 of 989 TFLOP/s at 4096³ on the H200).
@@ -236,14 +235,13 @@ fn combined_tiles(dtype: Dtype, memory: f64, arithmetic: f64, (m, tile_m): (u32,
     combined_with(loss_per_empty_share * empty, memory, arithmetic)
 }
 
-/// What the small-M kernel takes beyond its bytes, its FMAs and its
-/// launches: its one wave of blocks waiting on their first loads
-/// together, and the tiles' last blocks adding the slices. At M = 1 on the
-/// H200 it ran 5-10 µs longer than bytes, FMAs and launches on
-/// Llama-3-8B's projections and other models' while each block staged its
-/// row of A first; read where it lies, up to 4 µs (fp32 o: 22.2 µs against
-/// 18.1). 5 µs is kept because the BF16 one-row FMA rate
-/// ([`SMALL_M_FMA_EFFICIENCY_BF16_ONE_ROW`]) was fitted with it. The
+/// What the small-M kernel takes at 8 and 16 rows of A beyond its bytes,
+/// its FMAs and its launches: its one wave of blocks staging A and
+/// waiting on their first loads together, and the tiles' last blocks
+/// adding the slices. Measured at M = 1 on the H200 while each block still
+/// staged its row of A first: 5-10 µs beyond bytes, FMAs and launches on
+/// Llama-3-8B's projections and other models'; 5 µs keeps the M = 16 fits
+/// of the FMA rates. At one row of A: [`SMALL_M_ONE_ROW_SECONDS`]. The
 /// tensor-core rungs' models were fitted with their start in their rates.
 pub const SMALL_M_START_SECONDS: f64 = 5e-6;
 
@@ -462,7 +460,10 @@ pub fn small_m_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine) -> 
     let bytes = input_bytes(dtype) * (kf * nf + mf * kf) + 2.0 * partials + 4.0 * mf * nf;
     let flops = 2.0 * mf * nf * kf;
     let launches = if plan.adds_in_kernel() { 1.0 } else { 2.0 };
-    let arithmetic = flops / (gpu.fp32_flops * small_m_fma_efficiency(dtype, plan.rows));
+    if plan.rows == 1 {
+        return (bytes / gpu.dram_bytes + SMALL_M_ONE_ROW_SECONDS + (launches - 1.0) * LAUNCH_SECONDS, plan);
+    }
+    let arithmetic = flops / (gpu.fp32_flops * small_m_fma_efficiency(dtype));
     let time = combined(bytes / gpu.dram_bytes, arithmetic) + SMALL_M_START_SECONDS + launches * LAUNCH_SECONDS;
     (time, plan)
 }
@@ -908,15 +909,13 @@ mod tests {
             assert!(matches!(pick(Dtype::F32, (1, n, k)), Pick::SmallM(_)), "fp32 M = 1, {k}x{n}");
             assert_eq!(pick(Dtype::Bf16, (8192, n, k)), Pick::Tiled, "M = 8192, {k}x{n}");
         }
-        // BF16 at M = 1: where the weights are few (34-50 MB), 16-row
-        // swapped tiles (rung 11's, or rung 12's summed in a cluster),
-        // which start streaming sooner; where they are many (117-235 MB),
-        // the small-M kernel, which streams them faster.
-        for (k, n) in [(4096, 6144), (4096, 4096)] {
-            let swapped = matches!(pick(Dtype::Bf16, (1, n, k)), Pick::SwapAb(_) | Pick::FittedTiles { tile: 0 | 1, .. });
-            assert!(swapped, "M = 1, {k}x{n}");
-        }
-        for (k, n) in [(4096, 28672), (14336, 4096)] {
+        // BF16 at M = 1: where the weights are few (34 MB), 16-row
+        // swapped tiles, which start streaming sooner; from 50 MB up, the
+        // small-M kernel, which streams them faster (on the H200 at 50 MB
+        // 18.8 µs against the tiles' 19.2, at 34 MB 14.8 against 14.5).
+        let swapped = matches!(pick(Dtype::Bf16, (1, 4096, 4096)), Pick::SwapAb(_) | Pick::FittedTiles { tile: 0 | 1, .. });
+        assert!(swapped, "M = 1, 4096x4096");
+        for (k, n) in [(4096, 6144), (4096, 28672), (14336, 4096)] {
             assert!(matches!(pick(Dtype::Bf16, (1, n, k)), Pick::SmallM(_)), "M = 1, {k}x{n}");
         }
         assert_eq!(pick(Dtype::Bf16, (4096, 4096, 4096)), Pick::Tiled);
@@ -953,11 +952,10 @@ mod tests {
         assert!(choose(Dtype::Bf16, (17, 28672, 4096), &Machine::H200, true).swap_seconds.is_none());
         let choice = choose(Dtype::Bf16, (1, 4096, 14336), &Machine::H200, true);
         assert!(choice.why.starts_with("1 FLOP/B vs ridge 220: memory-bound"), "{}", choice.why);
-        // 117 MB of weights and 0.5 MB of partial sums (K in 16 pieces, 64
-        // blocks of 64 columns) at 4.5 TB/s (26 us), half of 8.8 us of
-        // FMAs (one row of A: a fifth of the fp32 peak), 5 us of start and
-        // one launch.
-        assert!((choice.small_m_seconds * 1e6 - 38.1).abs() < 0.1, "{}", choice.small_m_seconds);
+        // 117 MB of weights and 0.3 MB of partial sums written and read (K
+        // in 8 pieces, 64 blocks of 64 columns) at 4.5 TB/s (26 us), and
+        // 8 us to start one row of A's kernel and add its slices.
+        assert!((choice.small_m_seconds * 1e6 - 34.2).abs() < 0.1, "{}", choice.small_m_seconds);
         let elsewhere = choose(Dtype::Bf16, (4096, 4096, 4096), &Machine::H200, false);
         assert!(matches!(elsewhere.pick, Pick::SmallM(_)) && elsewhere.why.ends_with("(no tensor-core rung here)"));
     }

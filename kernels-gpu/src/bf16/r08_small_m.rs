@@ -19,9 +19,9 @@ use kernels_macros::kernel;
 type Params = (u32, u32, u32, *const u16, *const u16, *mut f32, f32, f32, *mut f32, *mut u32, u32, u32);
 
 /// bf16 A and B, one row of A per block (M = 1, decoding). No launch
-/// bounds: its 96 registers (two steps of B in flight) let 5 blocks fit,
-/// more than the 4 per SM its plan counts on (the host asks the driver
-/// how many fit, [`BLOCKS_PER_SM`](crate::gemm::small_m::BLOCKS_PER_SM)).
+/// bounds: its 71 registers let 7 blocks fit, more than the 4 per SM its
+/// plan counts on (the host asks the driver how many fit,
+/// [`BLOCKS_PER_SM`](crate::gemm::small_m::BLOCKS_PER_SM)).
 #[kernel]
 pub unsafe fn bf16_small_m1(
     m: u32,

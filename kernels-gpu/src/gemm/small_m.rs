@@ -15,9 +15,10 @@
 //!   so a warp reads a 512-byte run of one row;
 //! - enough bytes in flight (Little's law: bandwidth × latency, tens of
 //!   KB per SM): each thread issues the loads of 8 rows of B before it
-//!   uses any of them, marked as read once (`ld.global.cs`); at one row of
-//!   A it issues the next 8 before it multiplies these, so that its loads
-//!   never drain;
+//!   uses any of them, marked as read once (`ld.global.cs`). More is not
+//!   better: with the next step's 8 also issued before it multiplied these
+//!   (16 per thread, about 110 KB per SM), the one-row kernel ran 0.6-0.9
+//!   µs slower at M = 1 than with 8 (`stream_in_steps`);
 //! - at one row of A, A where it lies: a block reads its 8 values per
 //!   step from global memory (one load for all the warp's threads, L1
 //!   keeps them), so it starts on B at once, with no staging and no
@@ -523,8 +524,8 @@ fn block_coordinates(row_groups: u32, column_blocks: u32) -> (u32, u32, u32) {
 /// load of a step is issued before any is used. That needs rows of B
 /// that start 16-byte aligned (`whole`: N a multiple of what a 16-byte
 /// load holds); the rest goes one row at a time, every `lanes`-th from
-/// the lane's own. At one row of A the steps also overlap
-/// ([`stream_ahead`]).
+/// the lane's own. At one row of A each step's loads are issued as one
+/// batch after the step before's FMAs ([`stream_in_steps`]).
 #[inline(always)]
 unsafe fn stream<E: Element, const ROWS: usize, const COLS: usize>(
     acc: &mut [[f32; COLS]; ROWS],
@@ -537,7 +538,7 @@ unsafe fn stream<E: Element, const ROWS: usize, const COLS: usize>(
     let mut base = first;
     if whole && ROWS == 1 {
         let steps = (end - first) / step;
-        unsafe { stream_ahead::<E, ROWS, COLS>(acc, (b, n, col), (first, steps), (lane, lanes), a) };
+        unsafe { stream_in_steps::<E, ROWS, COLS>(acc, (b, n, col), (first, steps), (lane, lanes), a) };
         base = first + steps * step;
     } else if whole {
         while base + step <= end {
@@ -558,16 +559,19 @@ unsafe fn stream<E: Element, const ROWS: usize, const COLS: usize>(
     }
 }
 
-/// The `steps` whole steps of [`stream`] from `first` at one row of A,
-/// each step's loads issued before the previous step's FMAs: a thread
-/// never waits with nothing in flight, [`STEP`] rows of B arrive while it
-/// multiplies the previous [`STEP`]. The rows wait as loaded (16 bytes
-/// each; bf16 is widened only when used), and still take registers (96 for
-/// bf16 on the H200, against 62 without the overlap), so the one-row
-/// kernels plan for 4 blocks per SM ([`BLOCKS_PER_SM`]). Not at 8 or 16
-/// rows, whose sums already fill the registers.
+/// The `steps` whole steps of [`stream`] from `first` at one row of A:
+/// each step's [`STEP`] loads are issued together, in a block of code of
+/// their own after the step before's FMAs, and nothing else is between
+/// them. Written as [`stream`]'s plain loop, the compiler spread a step's
+/// loads among the FMAs that use them (to save registers), so that a
+/// thread had 4 or fewer in flight at a time. Issuing the next step's
+/// loads before this step's FMAs instead (two steps, 16 loads, in flight)
+/// was measured slower on the H200 (weights from DRAM, M = 1 on
+/// Llama-3-8B's projections, bf16): gate_up 58.7 µs against 57.8, down
+/// 33.0 against 32.1, qkv 18.8 against 18.2, o 15.0 against 14.3; fp32
+/// the same either way.
 #[inline(always)]
-unsafe fn stream_ahead<E: Element, const ROWS: usize, const COLS: usize>(
+unsafe fn stream_in_steps<E: Element, const ROWS: usize, const COLS: usize>(
     acc: &mut [[f32; COLS]; ROWS],
     (b, n, col): (*const E, u32, u32),
     (first, steps): (u32, u32),
@@ -582,21 +586,30 @@ unsafe fn stream_ahead<E: Element, const ROWS: usize, const COLS: usize>(
     // Index loops: iterator adapters were not unrolled on the GPU and put
     // the arrays in local memory.
     let loads = |row: u32| {
+        let at = unsafe { b.add(row as usize * n as usize + col as usize) };
         let mut words = [[0.0f32; 4]; STEP];
         for u in 0..STEP {
-            words[u] = unsafe { load_f32x4_streaming(b.add((row + u as u32) as usize * n as usize + col as usize).cast::<f32>()) };
+            words[u] = unsafe { load_f32x4_streaming(at.add(u * n as usize).cast::<f32>()) };
         }
         words
     };
     let mut current = loads(row_of(0));
-    for j in 0..steps {
-        let next = if j + 1 < steps { loads(row_of(j + 1)) } else { [[0.0; 4]; STEP] };
+    let mut j = 0;
+    loop {
         let mut b_rows = [[0.0f32; COLS]; STEP];
         for u in 0..STEP {
             b_rows[u] = E::widen::<COLS>(current[u]);
         }
         unsafe { multiply_add(acc, a, row_of(j) - first, &b_rows) };
-        current = next;
+        // The exit comes before the next step's loads, so that they stay a
+        // block of their own, after the FMAs (a guard `j + 1 < steps` is
+        // the loop's own test, and the compiler moved the loads to the top
+        // of the next pass, among its FMAs).
+        j += 1;
+        if j == steps {
+            break;
+        }
+        current = loads(row_of(j));
     }
 }
 
@@ -921,10 +934,10 @@ pub const fn rows_for(m: u32) -> u32 {
 /// H200 at 8 per SM the fp32 kernel took 87.5 µs on Llama-3-8B's down at
 /// M = 16 and 44.4 µs at 64×64×65536, at 4 per SM 80.2 and 39.6 µs).
 ///
-/// The 1-row kernels: as many as the registers of two steps of B in
-/// flight let fit (5 for bf16: the next step's loads are issued before
-/// this step's FMAs). Without that overlap they ran 8 per SM, which then
-/// kept the most loads in flight.
+/// The 1-row kernels: 4 as well (71-72 registers let 7 fit). A plan for
+/// more blocks cuts K into more slices; with the 4 a C++ twin of the
+/// kernel streamed Llama-3-8B's gate_up at M = 1 (448 blocks, K whole) as
+/// fast as a kernel that only reads.
 pub const BLOCKS_PER_SM: u32 = 4;
 
 /// block, K per block.

@@ -22,7 +22,7 @@ use kernels_macros::kernel;
 type Params = (u32, u32, u32, *const f32, *const f32, *mut f32, f32, f32, *mut f32, *mut u32, u32, u32);
 
 /// fp32 A and B, one row of A per block; registers for the 4 blocks per
-/// SM its plan counts on (two steps of B in flight take them).
+/// SM its plan counts on.
 #[kernel(bounds(THREADS, BLOCKS_PER_SM))]
 pub unsafe fn sgemm_small_m1(
     m: u32,
