@@ -458,13 +458,14 @@ pub fn small_m_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine) -> 
     // DRAM sends it once, L2 the other times.
     let partials = 4.0 * plan.splits as f64 * mf * nf;
     let bytes = input_bytes(dtype) * (kf * nf + mf * kf) + 2.0 * partials + 4.0 * mf * nf;
-    let flops = 2.0 * mf * nf * kf;
-    let launches = if plan.adds_in_kernel() { 1.0 } else { 2.0 };
+    // A second kernel adds the slices where the last blocks cannot.
+    let sum_launch = if plan.adds_in_kernel() { 0.0 } else { LAUNCH_SECONDS };
     if plan.rows == 1 {
-        return (bytes / gpu.dram_bytes + SMALL_M_ONE_ROW_SECONDS + (launches - 1.0) * LAUNCH_SECONDS, plan);
+        // The kernel's own launch is in SMALL_M_ONE_ROW_SECONDS.
+        return (bytes / gpu.dram_bytes + SMALL_M_ONE_ROW_SECONDS + sum_launch, plan);
     }
-    let arithmetic = flops / (gpu.fp32_flops * small_m_fma_efficiency(dtype));
-    let time = combined(bytes / gpu.dram_bytes, arithmetic) + SMALL_M_START_SECONDS + launches * LAUNCH_SECONDS;
+    let arithmetic = 2.0 * mf * nf * kf / (gpu.fp32_flops * small_m_fma_efficiency(dtype));
+    let time = combined(bytes / gpu.dram_bytes, arithmetic) + SMALL_M_START_SECONDS + LAUNCH_SECONDS + sum_launch;
     (time, plan)
 }
 
