@@ -119,6 +119,8 @@ fn rungs_12_and_13_swap_a_and_b_and_sum_in_cluster() {
         ("bf16_wgmma_swap_ab_128x64", "m64n128k16", 4),
         // Two consumer warpgroups, each its own 64 columns.
         ("bf16_wgmma_swap_ab_128x128", "m64n128k16", 4),
+        // Three, each its own 64 columns.
+        ("bf16_wgmma_swap_ab_128x192", "m64n128k16", 4),
     ];
     for (name, shape, count) in shapes {
         let body = entry(name);

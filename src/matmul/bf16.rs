@@ -110,7 +110,9 @@ pub fn ladder() -> Ladder<bf16> {
         rung("15", "deep K: 64x64, all SMs", &k::r15_deep_k::DEEP_K),
         rung("auto", "auto: picked per shape", &AutoRung),
     ];
-    Ladder { rungs, others: Vec::new(), note: String::new() }
+    // Rung 13's tile shapes (the first is rung 12's), each by its name.
+    let others = k::r13_fitted_tiles::TILES[1..].iter().map(|t| t as &'static dyn RungKernel<bf16>).collect();
+    Ladder { rungs, others, note: String::new() }
 }
 
 #[cfg(test)]

@@ -97,8 +97,9 @@ pub const ALL: &str = "all";
 /// One ladder: its rungs bottom to top, and what a run shows beside them.
 pub struct Ladder<E: Element> {
     pub rungs: Vec<Rung<E>>,
-    /// Other kernels `--rungs` may name in full (rung 8's candidates): they
-    /// run after the rungs, with the id "·".
+    /// Other kernels `--rungs` may name in full (SGEMM rung 8's candidates,
+    /// BF16 rung 13's tile shapes): they run after the rungs, with the id
+    /// "·".
     pub others: Vec<&'static dyn RungKernel<E>>,
     /// A line under the table (how rung 8 was chosen), or empty.
     pub note: String,

@@ -16,7 +16,12 @@
 //!   rows at M = 128, so the weights are read once, and twice as many
 //!   tiles as 128×128 where N is small;
 //! - 128 rows × 128 columns (two consumers, 6 stages of 32 KB): half the
-//!   bytes of A per byte of weights, where N gives enough tiles.
+//!   bytes of A per byte of weights, where N gives enough tiles;
+//! - 128 rows × 192 columns (three consumers, 5 stages of 40 KB): two
+//!   thirds as many tiles as 128×128, so K can be cut into more slices
+//!   where the tiles are a third of the SMs or fewer (N = 6144 at
+//!   M = 128: 32 tiles in 4 slices keep 128 SMs busy, where 48 tiles of
+//!   128×128 in 2 slices keep 96).
 //!
 //! Which one a shape gets is the host's choice ([`TILES`],
 //! `matmul::auto::fitted_choice` in the host crate): the fewest rows that
@@ -31,6 +36,7 @@ const SHAPE_16X64: HopperTiling = swap_ab::shape(swap_ab::tiling(16, 1, 22), tru
 const SHAPE_64X64: HopperTiling = swap_ab::shape(swap_ab::tiling(64, 1, 13), true);
 const SHAPE_128X64: HopperTiling = swap_ab::shape(swap_ab::tiling(128, 1, 9), true);
 const SHAPE_128X128: HopperTiling = swap_ab::shape(swap_ab::tiling(128, 2, 6), true);
+const SHAPE_128X192: HopperTiling = swap_ab::shape(swap_ab::tiling(128, 3, 5), true);
 
 // The sends land in the stages: a quad per 8 rows of A per thread.
 const _: () = {
@@ -38,6 +44,7 @@ const _: () = {
     assert!(cluster_sum::scratch_bytes(1, 64 / 8) <= SHAPE_64X64.tiling.stages * SHAPE_64X64.stage_bytes);
     assert!(cluster_sum::scratch_bytes(1, 128 / 8) <= SHAPE_128X64.tiling.stages * SHAPE_128X64.stage_bytes);
     assert!(cluster_sum::scratch_bytes(2, 128 / 8) <= SHAPE_128X128.tiling.stages * SHAPE_128X128.stage_bytes);
+    assert!(cluster_sum::scratch_bytes(3, 128 / 8) <= SHAPE_128X192.tiling.stages * SHAPE_128X192.stage_bytes);
 };
 
 pub const SWAP_AB_16X64: HopperKernel = HopperKernel { entry: Entry::Bf16ClusterSplit(BF16_WGMMA_SWAP_AB_16X64), tiling: SHAPE_16X64 };
@@ -45,10 +52,15 @@ pub const SWAP_AB_64X64: HopperKernel = HopperKernel { entry: Entry::Bf16Cluster
 pub const SWAP_AB_128X64: HopperKernel = HopperKernel { entry: Entry::Bf16ClusterSplit(BF16_WGMMA_SWAP_AB_128X64), tiling: SHAPE_128X64 };
 pub const SWAP_AB_128X128: HopperKernel =
     HopperKernel { entry: Entry::Bf16ClusterSplit(BF16_WGMMA_SWAP_AB_128X128), tiling: SHAPE_128X128 };
+pub const SWAP_AB_128X192: HopperKernel =
+    HopperKernel { entry: Entry::Bf16ClusterSplit(BF16_WGMMA_SWAP_AB_128X192), tiling: SHAPE_128X192 };
 
 /// The tile shapes this rung chooses from, fewest rows first, then most
-/// columns: rung 12's 16×128, then this rung's four.
-pub const TILES: [HopperKernel; 5] = [SWAP_AB_CLUSTER, SWAP_AB_16X64, SWAP_AB_64X64, SWAP_AB_128X128, SWAP_AB_128X64];
+/// columns: rung 12's 16×128, then this rung's five; 128×192 last, so
+/// that it is taken only where it keeps more SMs busy than the others
+/// (three consumers ran Llama-3-8B's qkv at M = 128 in 23.8 µs where two,
+/// as busy, took 20.6).
+pub const TILES: [HopperKernel; 6] = [SWAP_AB_CLUSTER, SWAP_AB_16X64, SWAP_AB_64X64, SWAP_AB_128X128, SWAP_AB_128X64, SWAP_AB_128X192];
 
 /// Rung 12's kernel over tiles of 16 rows of A × 64 columns of B.
 #[kernel(sm_90a, bounds(SHAPE_16X64.threads(), 1))]
@@ -101,6 +113,20 @@ pub unsafe fn bf16_wgmma_swap_ab_128x128(m: u32, n: u32, k: u32, maps: *const u6
             { SHAPE_128X128.consumers() },
             { SHAPE_128X128.tiling.stages },
             { SHAPE_128X128.tiling.tile_m as usize / 2 },
+            true,
+        >(m, n, k, maps.cast(), c, slice_k_tiles)
+    }
+}
+
+/// Rung 12's kernel over tiles of 128 rows of A × 192 columns of B.
+#[kernel(sm_90a, bounds(SHAPE_128X192.threads(), 1))]
+pub unsafe fn bf16_wgmma_swap_ab_128x192(m: u32, n: u32, k: u32, maps: *const u64, c: *mut f32, slice_k_tiles: u32) {
+    unsafe {
+        swap_ab::body::<
+            { SHAPE_128X192.tiling.tile_m },
+            { SHAPE_128X192.consumers() },
+            { SHAPE_128X192.tiling.stages },
+            { SHAPE_128X192.tiling.tile_m as usize / 2 },
             true,
         >(m, n, k, maps.cast(), c, slice_k_tiles)
     }

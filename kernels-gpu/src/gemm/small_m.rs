@@ -623,7 +623,8 @@ unsafe fn stream_in_steps<E: Element, const ROWS: usize, const COLS: usize>(
 /// # Safety
 /// `a` is `m`×`k`, `b` is `k`×`n` (16-byte aligned), `c` is `m`×`n`,
 /// `partial` has one `m`×`n` slice per slice of K; the launch is
-/// [`SmallMPlan::launch`]'s, `k_chunk` and `groups` its plan's.
+/// [`SmallMPlan::launch`]'s, `k_chunk` and `groups` (a power of two) its
+/// plan's.
 #[inline(always)]
 pub unsafe fn gemm<E: Element, const ROWS: usize, const COLS: usize>(
     (m, n, k): (u32, u32, u32),
@@ -632,10 +633,15 @@ pub unsafe fn gemm<E: Element, const ROWS: usize, const COLS: usize>(
     (partial, counters): (*mut f32, *mut u32),
     (k_chunk, groups): (u32, u32),
 ) {
-    let lanes = THREADS / groups;
+    // `groups` is a power of two: shifts and masks, not divisions, before
+    // the first load (a division by a value known only at run time is a
+    // few dozen instructions).
+    let shift = groups.trailing_zeros();
+    let lanes = THREADS >> shift;
     let thread = gpu::thread_idx().x;
-    let (group, lane) = (thread % groups, thread / groups);
-    let (row_groups, column_blocks) = (m.div_ceil(ROWS as u32), n.div_ceil(groups * COLS as u32));
+    let (group, lane) = (thread & (groups - 1), thread >> shift);
+    let block_columns_shift = shift + COLS.trailing_zeros();
+    let (row_groups, column_blocks) = (m.div_ceil(ROWS as u32), (n + (1 << block_columns_shift) - 1) >> block_columns_shift);
     let (row_group, column_block, split) = block_coordinates(row_groups, column_blocks);
     let row0 = row_group * ROWS as u32;
     let col0 = column_block * groups * COLS as u32;
