@@ -714,7 +714,8 @@ pub fn fitted_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine, kern
 ///   way: 16×128 2-6% faster). 128×192 comes last, taken only where it is
 ///   busier: its three consumers ran qkv at M = 128 in 23.8 µs where
 ///   128×128, as busy, took 20.6; at N = 5120 (27 tiles in 4 slices, 108
-///   SMs, against 40 tiles in 2) it took 25.0 µs where 128×128 took 29.8.
+///   SMs at once, against 40 tiles in 5 slices in two rounds of clusters)
+///   it took 25.0 µs where 128×128 took 29.8.
 pub fn fitted_choice(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine) -> Option<(usize, f64, KSlices)> {
     let tiles = fitted_tiles(dtype);
     let most = tiles.iter().map(|t| t.tiling.tile_m()).max()?;
@@ -1091,7 +1092,8 @@ mod tests {
         // At M = 256, qkv: 96 tiles of 128x128 in one round keep as many SMs
         // busy (73%) as 192 of 128x64 in two; 64 of 128x192 in 2 slices
         // keep 128 (97%). At N = 5120 and M = 128, 27 tiles of 128x192 in
-        // 4 slices keep 108 SMs busy, 40 of 128x128 in 2 slices 80.
+        // 4 slices keep 108 SMs busy at once; 40 of 128x128 in 5 slices
+        // need two rounds (22 clusters of 5 fit).
         let wide = |(m, n): (u32, u32)| {
             let (tile, _, _) = fitted_choice(Dtype::Bf16, (m, n, 4096), &Machine::H200).unwrap();
             fitted_tiles(Dtype::Bf16)[tile].tiling.tiling.tile_n

@@ -18,10 +18,10 @@
 //! - 128 rows × 128 columns (two consumers, 6 stages of 32 KB): half the
 //!   bytes of A per byte of weights, where N gives enough tiles;
 //! - 128 rows × 192 columns (three consumers, 5 stages of 40 KB): two
-//!   thirds as many tiles as 128×128, so K can be cut into more slices
-//!   where the tiles are a third of the SMs or fewer (N = 6144 at
-//!   M = 128: 32 tiles in 4 slices keep 128 SMs busy, where 48 tiles of
-//!   128×128 in 2 slices keep 96).
+//!   thirds as many tiles as 128×128, so the clusters of a cut of K fit
+//!   where those of 128×128 would need a second round (N = 5120 at
+//!   M = 128: 27 tiles in 4 slices keep 108 SMs busy at once; 40 tiles
+//!   of 128×128 in 5 slices need two rounds, 22 clusters of 5 fitting).
 //!
 //! Which one a shape gets is the host's choice ([`TILES`],
 //! `matmul::auto::fitted_choice` in the host crate): the fewest rows that
