@@ -641,7 +641,7 @@ pub unsafe fn gemm<E: Element, const ROWS: usize, const COLS: usize>(
     let thread = gpu::thread_idx().x;
     let (group, lane) = (thread & (groups - 1), thread >> shift);
     let block_columns_shift = shift + COLS.trailing_zeros();
-    let (row_groups, column_blocks) = (m.div_ceil(ROWS as u32), (n + (1 << block_columns_shift) - 1) >> block_columns_shift);
+    let (row_groups, column_blocks) = (m.div_ceil(ROWS as u32), n.div_ceil(1 << block_columns_shift));
     let (row_group, column_block, split) = block_coordinates(row_groups, column_blocks);
     let row0 = row_group * ROWS as u32;
     let col0 = column_block * groups * COLS as u32;
