@@ -534,9 +534,31 @@ fn tiled_time_of(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine, kernel
 /// included, at [`SPLIT_K_SM_BYTES_PER_SECOND`], unit after unit.
 pub fn split_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine, kernel: &HopperKernel) -> (f64, KSlices) {
     let (time, slices) = split_time_at(dtype, (m, n, k), gpu, kernel, SPLIT_K_STREAM_EFFICIENCY);
-    let stages =
-        unit_rounds(kernel, (m, n), slices, gpu) * (slices.k_tiles * kernel.tiling.stage_bytes) as f64 / SPLIT_K_SM_BYTES_PER_SECOND;
+    let stages = stage_seconds(kernel, slices, unit_rounds(kernel, (m, n), slices, gpu));
     (time.max(stages + launches(slices) * LAUNCH_SECONDS), slices)
+}
+
+/// The time each SM's TMA copies take to fill `rounds` rounds of a
+/// unit's stages, zeros included, at [`SPLIT_K_SM_BYTES_PER_SECOND`]: the
+/// split-K rungs' limit where their tiles are mostly empty.
+///
+/// The split-K rung's model applies it at every shape, as it was fitted,
+/// though full tiles fill their stages faster: on the H200 rung 9 took
+/// Qwen2-7B's down at M = 200 (28 tiles of 128×256 in 4 slices, 3.6 MB of
+/// stages per SM) in 57.2 µs, 70 GB/s per SM, where this limit says 98.
+/// Dropped there, rung 9 wins medium-M shapes in the model that the
+/// fitted tiles win on the GPU (Llama-3-8B's qkv at M = 256: 33.7 µs
+/// against 28.5), whose own model is as pessimistic; both want a refit
+/// together.
+fn stage_seconds(kernel: &HopperKernel, slices: KSlices, rounds: f64) -> f64 {
+    rounds * (slices.k_tiles * kernel.tiling.stage_bytes) as f64 / SPLIT_K_SM_BYTES_PER_SECOND
+}
+
+/// Whether `m`×`n` fills at most half of the tiles that cover it.
+fn mostly_empty(kernel: &HopperKernel, (m, n): (u32, u32)) -> bool {
+    let (tile_m, tile_n) = (kernel.tiling.tile_m() as u64, kernel.tiling.tiling.tile_n as u64);
+    let covered = (m as u64).div_ceil(tile_m) * tile_m * (n as u64).div_ceil(tile_n) * tile_n;
+    2 * m as u64 * n as u64 <= covered
 }
 
 /// The swap-AB rung's predicted time and cut, for M up to its 16 rows (one
@@ -615,6 +637,16 @@ fn slice_seconds(dtype: Dtype, m: u32, kernel: &HopperKernel, slices: KSlices, g
 /// rate; no partial sums reach DRAM and there is one launch, but every
 /// block swaps its partial tile over the SM-to-SM network
 /// ([`CLUSTER_EXCHANGE_SECONDS_PER_BYTE`]).
+///
+/// Its tiles and stages are the split-K rung's, and where they are mostly
+/// empty (at most half of them over C) so is the limit of their copies
+/// (`stage_seconds`), above a clustered launch's
+/// [`FITTED_FIXED_SECONDS`]. On the H200 the rung's 128×256 tiles at
+/// M = 1 took 13.4-20.2 µs for 295-576 KB of stages per SM (Qwen2-7B's o
+/// and qkv, Phi-3-mini's o), 41 GB/s per SM above 6 µs, where their bytes
+/// and multiplies alone predict 10-16 µs; the swapped 16-row tiles took
+/// the same shapes in 10.8-14.3 µs. Fuller tiles fill theirs faster
+/// (Qwen2-7B's down at M = 200: 3.6 MB per SM in 66.1 µs, 55 GB/s).
 pub fn cluster_split_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine, kernel: &HopperKernel) -> (f64, KSlices) {
     let slices = kernel.slices((m, n, k), gpu.clusters);
     let rounds = cluster_rounds(kernel, (m, n), slices, gpu);
@@ -624,7 +656,8 @@ pub fn cluster_split_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machin
     let time = combined_tiles(dtype, bytes / (gpu.dram_bytes * SPLIT_K_STREAM_EFFICIENCY), arithmetic, (m, kernel.tiling.tile_m()))
         + exchange
         + LAUNCH_SECONDS;
-    (time, slices)
+    let stages = if mostly_empty(kernel, (m, n)) { stage_seconds(kernel, slices, rounds) + FITTED_FIXED_SECONDS } else { 0.0 };
+    (time.max(stages), slices)
 }
 
 /// Rounds of tiles when each tile's slices of K run as one cluster and
@@ -1016,6 +1049,28 @@ mod tests {
         assert_eq!(cluster_split_time(Dtype::Bf16, size, &packed, kernel).1, KSlices { count: 8, k_tiles: 8 });
         // The SGEMM ladder has no such rung: never picked there.
         assert!(choose(Dtype::F32, size, &Machine::H200, true).cluster_split_seconds.is_none());
+    }
+
+    /// Phi-3-mini's o at M = 1 and 8 (3072²): rung 10's 128×256 tiles are
+    /// nearly all zeros in rows, and their stages' copies, not the bytes of
+    /// the weights, set their time (13.3-13.4 µs on the H200); the swapped
+    /// 16-row tiles (10.8-10.9 µs) win. At M = 200 the tiles are full and
+    /// that limit is not the one that binds.
+    #[test]
+    fn mostly_empty_cluster_tiles_pay_for_their_stages() {
+        let kernel = cluster_split_kernel(Dtype::Bf16).unwrap();
+        for m in [1, 8] {
+            let size = (m, 3072, 3072);
+            assert!(matches!(pick(Dtype::Bf16, size), Pick::FittedTiles { tile: 0, .. }), "M = {m}");
+            let (seconds, slices) = cluster_split_time(Dtype::Bf16, size, &Machine::H200, kernel);
+            let rounds = cluster_rounds(kernel, (m, 3072), slices, &Machine::H200);
+            assert_eq!(seconds, stage_seconds(kernel, slices, rounds) + FITTED_FIXED_SECONDS, "M = {m}");
+        }
+        let full = (200, 3584, 18944);
+        let (seconds, slices) = cluster_split_time(Dtype::Bf16, full, &Machine::H200, kernel);
+        let rounds = cluster_rounds(kernel, (200, 3584), slices, &Machine::H200);
+        assert!(!mostly_empty(kernel, (200, 3584)) && seconds < stage_seconds(kernel, slices, rounds));
+        assert!(mostly_empty(kernel, (64, 64)) && mostly_empty(kernel, (128, 128)) && !mostly_empty(kernel, (129, 256)));
     }
 
     /// Shapes of other models: at M = 1, Llama-2-13B's o (5120²) and

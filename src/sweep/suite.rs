@@ -127,6 +127,7 @@ mod tests {
             ("sweep-waves.csv", &["sweep-h200-bf16-waves.json"][..]),
             ("sweep-deep-k.csv", &["sweep-h200-bf16-deep-k.json", "sweep-h200-f32-deep-k.json"][..]),
             ("sweep-other-models.csv", &["sweep-h200-bf16-other-models.json"][..]),
+            ("sweep-medium-m.csv", &["sweep-h200-bf16-medium-m.json"][..]),
         ] {
             let shapes = parse(&read(suite)).unwrap();
             for table in tables {
