@@ -556,9 +556,8 @@ fn stage_seconds(kernel: &HopperKernel, slices: KSlices, rounds: f64) -> f64 {
 
 /// Whether `m`×`n` fills at most half of the tiles that cover it.
 fn mostly_empty(kernel: &HopperKernel, (m, n): (u32, u32)) -> bool {
-    let (tile_m, tile_n) = (kernel.tiling.tile_m() as u64, kernel.tiling.tiling.tile_n as u64);
-    let covered = (m as u64).div_ceil(tile_m) * tile_m * (n as u64).div_ceil(tile_n) * tile_n;
-    2 * m as u64 * n as u64 <= covered
+    let tile = kernel.tiling.tile_m() as u64 * kernel.tiling.tiling.tile_n as u64;
+    2 * m as u64 * n as u64 <= kernel.tiling.tiles(m, n) as u64 * tile
 }
 
 /// The swap-AB rung's predicted time and cut, for M up to its 16 rows (one
