@@ -108,13 +108,14 @@ fn rung_11_reads_the_weights_as_wgmmas_a() {
     assert!(body.contains(", p, 1, 1, 1, 0;"), "A must be read MN-major and B K-major");
 }
 
-/// Rungs 12 and 13 swap A and B as rung 11 does, with 16, 64 or 128 rows
+/// Rungs 12 and 13 swap A and B as rung 11 does, with 16, 32, 64 or 128 rows
 /// of A as wgmma's N, and add their slices in a cluster as rung 10 does.
 #[test]
 fn rungs_12_and_13_swap_a_and_b_and_sum_in_cluster() {
     let shapes = [
         ("bf16_wgmma_swap_ab_cluster", "m64n16k16", 4),
         ("bf16_wgmma_swap_ab_16x64", "m64n16k16", 4),
+        ("bf16_wgmma_swap_ab_32x64", "m64n32k16", 4),
         ("bf16_wgmma_swap_ab_64x64", "m64n64k16", 4),
         ("bf16_wgmma_swap_ab_128x64", "m64n128k16", 4),
         // Two consumer warpgroups, each its own 64 columns.

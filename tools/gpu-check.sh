@@ -27,7 +27,7 @@ sanitize_bf16() {
     compute-sanitizer --tool $tool --error-exitcode 9 $B/ptx-ladder matmul --dtype bf16 --m 150 --n 520 --k 4104 --rungs 9-13,15 --reps 1 --warmup 0 \
         > "$OUT/sanitizer-bf16-split-$tool.txt" 2>&1
     echo "exit code $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Error|Hazard" "$OUT/sanitizer-bf16-split-$tool.txt" | head -5
-    # Rung 13's five tile shapes (the rung itself picks one per shape) at
+    # Rung 13's six tile shapes (the rung itself picks one per shape) at
     # odd shapes, through the GPU test that runs each (no cuBLAS in it).
     compute-sanitizer --tool $tool --error-exitcode 9 $B/gpu_bf16-* --include-ignored every_fitted_tile_shape \
         > "$OUT/sanitizer-bf16-fitted-$tool.txt" 2>&1

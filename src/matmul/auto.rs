@@ -35,7 +35,7 @@
 //! - the **swap-AB** rung (BF16 rung 11) computes Cᵀ over 16-row tiles for
 //!   M ≤ 16, its stages nearly all weights;
 //! - the **fitted-tiles** rung (BF16 rung 13) is the same swapped GEMM
-//!   with 16, 64 or 128 rows per tile, its slices added in a cluster,
+//!   with 16, 32, 64 or 128 rows per tile, its slices added in a cluster,
 //!   offered where the 128×256 tiles are fewer than the SMs: its time is
 //!   the slowest of each SM's streaming, DRAM and the wgmmas
 //!   ([`fitted_time`]);
@@ -1007,11 +1007,11 @@ mod tests {
         // N = 4096: 64 tiles of 16x64 in 2 slices keep 128 SMs busy, 32 of
         // 16x128 in 3 slices 96.
         assert_eq!(pick(Dtype::Bf16, (16, 4096, 4096)), Pick::FittedTiles { tile: 1, slices: KSlices { count: 2, k_tiles: 32 } });
-        // 32 rows: 64-row tiles, 96 of them with K whole.
+        // 32 rows: 32-row tiles, 96 of them with K whole.
         assert_eq!(pick(Dtype::Bf16, (32, 6144, 4096)), Pick::FittedTiles { tile: 2, slices: KSlices::whole(64) });
         // 128 rows, N = 4096: 64 tiles of 128x64 in 2 slices (the weights
         // read once), where rung 9 would cut 16 tiles of 128x256 into 8.
-        assert_eq!(pick(Dtype::Bf16, (128, 4096, 14336)), Pick::FittedTiles { tile: 4, slices: KSlices { count: 2, k_tiles: 112 } });
+        assert_eq!(pick(Dtype::Bf16, (128, 4096, 14336)), Pick::FittedTiles { tile: 5, slices: KSlices { count: 2, k_tiles: 112 } });
         let split = split_time(Dtype::Bf16, (128, 4096, 14336), &Machine::H200, split_kernel(Dtype::Bf16)).1;
         assert_eq!(split, KSlices { count: 8, k_tiles: 28 });
         // fp32 at 128 rows: rung 15, which reads the weights once instead of
@@ -1031,7 +1031,7 @@ mod tests {
     #[test]
     fn pairs_of_blocks_with_one_tile_of_rows_lose_to_single_blocks() {
         let choice = choose(Dtype::Bf16, (128, 28672, 4096), &Machine::H200, true);
-        assert_eq!(choice.pick, Pick::FittedTiles { tile: 3, slices: KSlices::whole(64) }, "{}", choice.why);
+        assert_eq!(choice.pick, Pick::FittedTiles { tile: 4, slices: KSlices::whole(64) }, "{}", choice.why);
         assert!(choice.why.contains("112 tiles on 132 SMs (85% busy)"), "{}", choice.why);
         assert!(choice.tiled_seconds.unwrap() > 1.2 * choice.split_seconds.unwrap(), "{choice:?}");
     }
@@ -1133,7 +1133,10 @@ mod tests {
             let (tile, _, _) = fitted_choice(Dtype::Bf16, (m, 4096, 4096), &Machine::H200).unwrap();
             fitted_tiles(Dtype::Bf16)[tile].tiling.tile_m()
         };
-        assert_eq!([rows(1), rows(16), rows(17), rows(64), rows(65), rows(128), rows(1000)], [16, 16, 64, 64, 128, 128, 128]);
+        assert_eq!(
+            [rows(1), rows(16), rows(17), rows(32), rows(33), rows(64), rows(65), rows(128), rows(1000)],
+            [16, 16, 32, 32, 64, 64, 128, 128, 128]
+        );
         // At M = 128 with N = 4096, 32 tiles of 128x128 in 3 slices keep
         // 96 SMs busy, 64 of 128x64 in 2 slices 128 (measured on the H200:
         // 20.7 against 19.3 us). With N = 6144 both keep 96 busy, and the

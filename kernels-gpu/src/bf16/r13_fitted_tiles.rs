@@ -7,10 +7,13 @@
 //! idle at N = 4096 (16 tiles) and swap 128 KB of partial sums per block
 //! when K is split to fill them. Here the same swapped GEMM
 //! ([`crate::gemm::hopper::swap_ab`], slices added in a cluster) comes in
-//! four more tile shapes, with A's rows as wgmma's N:
+//! six more tile shapes, with A's rows as wgmma's N:
 //!
 //! - 16 rows × 64 columns (one consumer, 22 stages of 10 KB): twice as many
 //!   tiles as rung 12's, so fewer slices where N is small;
+//! - 32 rows × 64 columns (`m64n32k16`, 18 stages of 12 KB), for M ≤ 32:
+//!   half the bytes of A per stage, and half the multiplies, of the 64-row
+//!   tiles, whose second half would be zeros;
 //! - 64 rows × 64 columns (`m64n64k16`, 13 stages of 16 KB), for M ≤ 64;
 //! - 128 rows × 64 columns (`m64n128k16`, 9 stages of 24 KB): one tile of
 //!   rows at M = 128, so the weights are read once, and twice as many
@@ -33,6 +36,7 @@ use crate::gemm::hopper::{Entry, HopperKernel, HopperTiling, cluster_sum, swap_a
 use kernels_macros::kernel;
 
 const SHAPE_16X64: HopperTiling = swap_ab::shape(swap_ab::tiling(16, 1, 22), true);
+const SHAPE_32X64: HopperTiling = swap_ab::shape(swap_ab::tiling(32, 1, 18), true);
 const SHAPE_64X64: HopperTiling = swap_ab::shape(swap_ab::tiling(64, 1, 13), true);
 const SHAPE_128X64: HopperTiling = swap_ab::shape(swap_ab::tiling(128, 1, 9), true);
 const SHAPE_128X128: HopperTiling = swap_ab::shape(swap_ab::tiling(128, 2, 6), true);
@@ -41,6 +45,7 @@ const SHAPE_128X192: HopperTiling = swap_ab::shape(swap_ab::tiling(128, 3, 5), t
 // The sends land in the stages: a quad per 8 rows of A per thread.
 const _: () = {
     assert!(cluster_sum::scratch_bytes(1, 16 / 8) <= SHAPE_16X64.tiling.stages * SHAPE_16X64.stage_bytes);
+    assert!(cluster_sum::scratch_bytes(1, 32 / 8) <= SHAPE_32X64.tiling.stages * SHAPE_32X64.stage_bytes);
     assert!(cluster_sum::scratch_bytes(1, 64 / 8) <= SHAPE_64X64.tiling.stages * SHAPE_64X64.stage_bytes);
     assert!(cluster_sum::scratch_bytes(1, 128 / 8) <= SHAPE_128X64.tiling.stages * SHAPE_128X64.stage_bytes);
     assert!(cluster_sum::scratch_bytes(2, 128 / 8) <= SHAPE_128X128.tiling.stages * SHAPE_128X128.stage_bytes);
@@ -48,6 +53,7 @@ const _: () = {
 };
 
 pub const SWAP_AB_16X64: HopperKernel = HopperKernel { entry: Entry::Bf16ClusterSplit(BF16_WGMMA_SWAP_AB_16X64), tiling: SHAPE_16X64 };
+pub const SWAP_AB_32X64: HopperKernel = HopperKernel { entry: Entry::Bf16ClusterSplit(BF16_WGMMA_SWAP_AB_32X64), tiling: SHAPE_32X64 };
 pub const SWAP_AB_64X64: HopperKernel = HopperKernel { entry: Entry::Bf16ClusterSplit(BF16_WGMMA_SWAP_AB_64X64), tiling: SHAPE_64X64 };
 pub const SWAP_AB_128X64: HopperKernel = HopperKernel { entry: Entry::Bf16ClusterSplit(BF16_WGMMA_SWAP_AB_128X64), tiling: SHAPE_128X64 };
 pub const SWAP_AB_128X128: HopperKernel =
@@ -60,7 +66,8 @@ pub const SWAP_AB_128X192: HopperKernel =
 /// that it is taken only where it keeps more SMs busy than the others
 /// (three consumers ran Llama-3-8B's qkv at M = 128 in 23.8 µs where two,
 /// as busy, took 20.6).
-pub const TILES: [HopperKernel; 6] = [SWAP_AB_CLUSTER, SWAP_AB_16X64, SWAP_AB_64X64, SWAP_AB_128X128, SWAP_AB_128X64, SWAP_AB_128X192];
+pub const TILES: [HopperKernel; 7] =
+    [SWAP_AB_CLUSTER, SWAP_AB_16X64, SWAP_AB_32X64, SWAP_AB_64X64, SWAP_AB_128X128, SWAP_AB_128X64, SWAP_AB_128X192];
 
 /// Rung 12's kernel over tiles of 16 rows of A × 64 columns of B.
 #[kernel(sm_90a, bounds(SHAPE_16X64.threads(), 1))]
@@ -71,6 +78,20 @@ pub unsafe fn bf16_wgmma_swap_ab_16x64(m: u32, n: u32, k: u32, maps: *const u64,
             { SHAPE_16X64.consumers() },
             { SHAPE_16X64.tiling.stages },
             { SHAPE_16X64.tiling.tile_m as usize / 2 },
+            true,
+        >(m, n, k, maps.cast(), c, slice_k_tiles)
+    }
+}
+
+/// Rung 12's kernel over tiles of 32 rows of A × 64 columns of B.
+#[kernel(sm_90a, bounds(SHAPE_32X64.threads(), 1))]
+pub unsafe fn bf16_wgmma_swap_ab_32x64(m: u32, n: u32, k: u32, maps: *const u64, c: *mut f32, slice_k_tiles: u32) {
+    unsafe {
+        swap_ab::body::<
+            { SHAPE_32X64.tiling.tile_m },
+            { SHAPE_32X64.consumers() },
+            { SHAPE_32X64.tiling.stages },
+            { SHAPE_32X64.tiling.tile_m as usize / 2 },
             true,
         >(m, n, k, maps.cast(), c, slice_k_tiles)
     }

@@ -262,9 +262,35 @@ pub unsafe fn mma_bf16_m64n64k16_a_transposed(d: &mut [f32; 32], desc_a: u64, de
     }
 }
 
+/// `wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16`: as
+/// [`mma_bf16_m64n16k16_a_transposed`], with 32 rows of the activations
+/// as wgmma's N (BF16 rung 13's tiles).
+///
+/// # Safety
+/// As [`mma_bf16_m64n16k16_a_transposed`].
+#[inline(always)]
+pub unsafe fn mma_bf16_m64n32k16_a_transposed(d: &mut [f32; 16], desc_a: u64, desc_b: u64, accumulate: bool) {
+    unsafe {
+        core::arch::asm!(
+            "{{ .reg .pred p;",
+            "setp.ne.u32 p, {18}, 0;",
+            concat!(
+                "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 ",
+                "{{{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9}, {10}, {11}, {12}, {13}, {14}, {15}}}, {16}, {17}, p, 1, 1, 1, 0; }}",
+            ),
+            inout(reg32) d[0], inout(reg32) d[1], inout(reg32) d[2], inout(reg32) d[3], inout(reg32) d[4], inout(reg32) d[5],
+            inout(reg32) d[6], inout(reg32) d[7], inout(reg32) d[8], inout(reg32) d[9], inout(reg32) d[10], inout(reg32) d[11],
+            inout(reg32) d[12], inout(reg32) d[13], inout(reg32) d[14], inout(reg32) d[15],
+            in(reg64) desc_a,
+            in(reg64) desc_b,
+            in(reg32) accumulate as u32,
+        )
+    }
+}
+
 /// The accumulators of a swapped wgmma (the weights MN-major as wgmma's A,
 /// the activations' rows K-major as its B), by their count per thread:
-/// 8 for 16 rows of the activations, 32 for 64. The swap-AB GEMM
+/// 8 for 16 rows of the activations, 16 for 32, 32 for 64, 64 for 128. The swap-AB GEMM
 /// ([`crate::gemm::hopper::swap_ab`]) is generic over its rows through
 /// this.
 pub trait SwappedAccumulators: Copy {
@@ -279,6 +305,13 @@ impl SwappedAccumulators for [f32; 8] {
     #[inline(always)]
     unsafe fn mma_a_transposed(&mut self, desc_a: u64, desc_b: u64) {
         unsafe { mma_bf16_m64n16k16_a_transposed(self, desc_a, desc_b, true) }
+    }
+}
+
+impl SwappedAccumulators for [f32; 16] {
+    #[inline(always)]
+    unsafe fn mma_a_transposed(&mut self, desc_a: u64, desc_b: u64) {
+        unsafe { mma_bf16_m64n32k16_a_transposed(self, desc_a, desc_b, true) }
     }
 }
 
