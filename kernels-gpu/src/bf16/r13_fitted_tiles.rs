@@ -62,7 +62,7 @@ pub const SWAP_AB_128X192: HopperKernel =
     HopperKernel { entry: Entry::Bf16ClusterSplit(BF16_WGMMA_SWAP_AB_128X192), tiling: SHAPE_128X192 };
 
 /// The tile shapes this rung chooses from, fewest rows first, then most
-/// columns: rung 12's 16×128, then this rung's five; 128×192 last, so
+/// columns: rung 12's 16×128, then this rung's six; 128×192 last, so
 /// that it is taken only where it keeps more SMs busy than the others
 /// (three consumers ran Llama-3-8B's qkv at M = 128 in 23.8 µs where two,
 /// as busy, took 20.6).
