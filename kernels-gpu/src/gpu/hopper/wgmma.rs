@@ -290,9 +290,9 @@ pub unsafe fn mma_bf16_m64n32k16_a_transposed(d: &mut [f32; 16], desc_a: u64, de
 
 /// The accumulators of a swapped wgmma (the weights MN-major as wgmma's A,
 /// the activations' rows K-major as its B), by their count per thread:
-/// 8 for 16 rows of the activations, 16 for 32, 32 for 64, 64 for 128. The swap-AB GEMM
-/// ([`crate::gemm::hopper::swap_ab`]) is generic over its rows through
-/// this.
+/// 8 for 16 rows of the activations, 16 for 32, 32 for 64, 64 for 128.
+/// The swap-AB GEMM ([`crate::gemm::hopper::swap_ab`]) is generic over
+/// its rows through this.
 pub trait SwappedAccumulators: Copy {
     /// One 64×N×16 step into these accumulators.
     ///
