@@ -101,9 +101,14 @@ fn cluster_cuts_fit_the_clusters_that_run_at_once() {
     assert_eq!(KSlices::plan_in_cluster(1, 1024, H200, KB, 64 * 64 * 4), KSlices { count: 8, k_tiles: 128 });
     // A wave of tiles or more: K whole, as without clusters.
     assert_eq!(KSlices::plan_in_cluster(132, 64, H200, KB, TILE(128)), KSlices::whole(64));
-    // 40 tiles: clusters of 5 in two rounds of 22 and 18 (13 k-tiles
-    // each) beat 40 blocks walking all 64.
-    assert_eq!(KSlices::plan_in_cluster(40, 64, H200, KB, TILE(128)), KSlices { count: 5, k_tiles: 13 });
+    // 40 tiles: clusters of 2 in one round (32 k-tiles each) beat 40
+    // blocks walking all 64, and clusters of 5 in two rounds of 22 and 18
+    // (13 k-tiles each, and the SMs' pipelines restarting between them).
+    assert_eq!(KSlices::plan_in_cluster(40, 64, H200, KB, TILE(128)), KSlices { count: 2, k_tiles: 32 });
+    // With ten times the k-tiles a restart is small beside a round: two
+    // rounds of clusters of 5 or more.
+    let deep = KSlices::plan_in_cluster(40, 640, H200, KB, TILE(128));
+    assert!(deep.count >= 5 && 40 > H200.of(deep.count), "{deep:?}");
     for tiles in 1..140 {
         let cut = KSlices::plan_in_cluster(tiles, 64, H200, KB, TILE(128));
         assert!(cut.count <= MOST_CLUSTER_SLICES, "{tiles}: {cut:?}");

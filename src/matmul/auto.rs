@@ -165,6 +165,14 @@ pub const FITTED_FIXED_SECONDS: f64 = 5e-6;
 /// said 21: about 4.3 µs a round.
 pub const FITTED_ROUND_SECONDS: f64 = 4.3e-6;
 
+/// The same for rounds of single blocks (K whole): each SM's next block
+/// starts as soon as its last one ends, its pipeline filling from empty.
+/// Measured on the H200 at Phi-3-mini's gate_up at M = 64: 256 tiles of
+/// 64 × 64 in two rounds took 33.3 µs as plain blocks, 31.0 as the deep-K
+/// rung's persistent blocks, whose copies run ahead into the next tile.
+/// DRAM, which the other SMs keep busy meanwhile, may hide it.
+pub const FITTED_BLOCK_ROUND_SECONDS: f64 = 2.3e-6;
+
 /// What the deep-K rung (BF16 rung 15) takes beyond its bytes: two
 /// launches, every SM's first copies arriving, the partial sums' second
 /// kernel. Measured on the H200 at 64×64×K with weights from DRAM: 9.6,
@@ -684,24 +692,32 @@ pub fn deep_k_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine, kern
     let slices = kernel.slices((m, n, k), gpu.clusters);
     let rounds = unit_rounds(kernel, (m, n), slices, gpu);
     let dram_bytes = min_bytes((m, n, k), input_bytes(dtype)) + partial_bytes(slices, (m, n));
-    (swapped_limit(dtype, gpu, kernel, (slices, rounds), dram_bytes) + DEEP_K_FIXED_SECONDS, slices)
+    (swapped_limit(dtype, gpu, kernel, (slices, rounds, 0.0), dram_bytes) + DEEP_K_FIXED_SECONDS, slices)
 }
 
-/// The slowest of a swapped GEMM's three limits over `rounds` rounds of
-/// units (one tile × one slice each) per SM: each SM streaming its units'
+/// The slowest of a swapped GEMM's limits over `rounds` rounds of units
+/// (one tile × one slice each) per SM: each SM streaming its units'
 /// tiles, all of a tile's rows even those below M (TMA fills them with
-/// zeros), at [`FITTED_SM_BYTES_PER_SECOND`]; `dram_bytes` crossing DRAM
-/// at [`SWAP_AB_STREAM_EFFICIENCY`] of its rate; the wgmmas at
-/// [`FITTED_TILE_EFFICIENCY`] of rung 7's rate. The fitted-tiles and
-/// deep-K rungs' models add their own fixed costs to it.
-fn swapped_limit(dtype: Dtype, gpu: &Machine, kernel: &HopperKernel, (slices, rounds): (KSlices, f64), dram_bytes: f64) -> f64 {
+/// zeros), at [`FITTED_SM_BYTES_PER_SECOND`], or its wgmmas at
+/// [`FITTED_TILE_EFFICIENCY`] of rung 7's rate, whichever is slower, plus
+/// `restarts` (the SM's pipeline standing empty between rounds); or
+/// `dram_bytes` crossing DRAM at [`SWAP_AB_STREAM_EFFICIENCY`] of its
+/// rate, which other SMs keep busy while one restarts. The fitted-tiles
+/// and deep-K rungs' models add their own fixed costs to it.
+fn swapped_limit(
+    dtype: Dtype,
+    gpu: &Machine,
+    kernel: &HopperKernel,
+    (slices, rounds, restarts): (KSlices, f64, f64),
+    dram_bytes: f64,
+) -> f64 {
     let (tile_m, tile_n) = (kernel.tiling.tile_m(), kernel.tiling.tiling.tile_n);
     let slice_k = (slices.k_tiles * kernel.tiling.tiling.tile_k) as f64;
     let unit_bytes = input_bytes(dtype) * (tile_m + tile_n) as f64 * slice_k;
     let streaming = rounds * unit_bytes / FITTED_SM_BYTES_PER_SECOND;
     let dram = dram_bytes / (gpu.dram_bytes * SWAP_AB_STREAM_EFFICIENCY);
     let arithmetic = rounds * tile_seconds(dtype, (tile_m, tile_n), slice_k as u32, gpu, FITTED_TILE_EFFICIENCY);
-    streaming.max(dram).max(arithmetic)
+    (streaming.max(arithmetic) + restarts).max(dram)
 }
 
 /// One tile shape of the fitted-tiles rung: its predicted time and cut.
@@ -715,16 +731,25 @@ fn swapped_limit(dtype: Dtype, gpu: &Machine, kernel: &HopperKernel, (slices, ro
 ///   of its rate;
 /// - the wgmmas run at [`FITTED_TILE_EFFICIENCY`] of rung 7's rate.
 ///
-/// Then the partial tiles' swap ([`CLUSTER_EXCHANGE_SECONDS_PER_BYTE`]),
-/// [`FITTED_ROUND_SECONDS`] for each round after the first, and
-/// [`FITTED_FIXED_SECONDS`].
+/// Each round after the first restarts the SMs' pipelines. Rounds of
+/// clusters (K in slices) start together, when the last cluster of the
+/// round before has added its slices: [`FITTED_ROUND_SECONDS`] each, on
+/// top of the slowest limit. Rounds of single blocks (K whole) restart
+/// one SM at a time while the others keep DRAM busy:
+/// [`FITTED_BLOCK_ROUND_SECONDS`] each, added to the SM's two limits, not
+/// to DRAM's. Then the partial tiles' swap
+/// ([`CLUSTER_EXCHANGE_SECONDS_PER_BYTE`]) and [`FITTED_FIXED_SECONDS`].
 pub fn fitted_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine, kernel: &HopperKernel) -> (f64, KSlices) {
     let slices = kernel.slices((m, n, k), gpu.clusters);
     let rounds = cluster_rounds(kernel, (m, n), slices, gpu);
-    let limit = swapped_limit(dtype, gpu, kernel, (slices, rounds), min_bytes((m, n, k), input_bytes(dtype)));
+    let bytes = min_bytes((m, n, k), input_bytes(dtype));
     let exchange = exchange_seconds(kernel, (m, n), slices, rounds);
-    let restarts = (rounds - 1.0) * FITTED_ROUND_SECONDS;
-    (limit + exchange + restarts + FITTED_FIXED_SECONDS, slices)
+    let time = if slices.count == 1 {
+        swapped_limit(dtype, gpu, kernel, (slices, rounds, (rounds - 1.0) * FITTED_BLOCK_ROUND_SECONDS), bytes)
+    } else {
+        swapped_limit(dtype, gpu, kernel, (slices, rounds, 0.0), bytes) + (rounds - 1.0) * FITTED_ROUND_SECONDS
+    };
+    (time + exchange + FITTED_FIXED_SECONDS, slices)
 }
 
 /// The fitted-tiles rung's tile shape for one shape: the number in
@@ -859,10 +884,12 @@ pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tensor_cores: 
         seconds
     });
     // Like splitting K, the fitted tiles are for shapes whose 128×256 tiles
-    // leave SMs idle; with a wave or more the tiled rung's bigger tiles do
-    // more work per byte.
-    let few_tiles = tiles < gpu.multiprocessors as u64;
-    let fitted_seconds = fitted_choice(dtype, size, gpu).filter(|_| few_tiles).map(|(tile, seconds, slices)| {
+    // leave SMs idle, or hold rows of zeros for at least half of their
+    // rows (Qwen2-7B's gate_up at M = 32: 148 tiles, a wave, each three
+    // quarters empty); with a wave of fuller tiles the tiled rung's bigger
+    // tiles do more work per byte.
+    let fitted_fits = tiles < gpu.multiprocessors as u64 || 2 * size.0 <= tile_m;
+    let fitted_seconds = fitted_choice(dtype, size, gpu).filter(|_| fitted_fits).map(|(tile, seconds, slices)| {
         let why = format!("A and B swapped, {}", fitted_words(&fitted_tiles(dtype)[tile], slices));
         candidates.push((Pick::FittedTiles { tile, slices }, seconds, why));
         seconds
@@ -922,6 +949,14 @@ mod tests {
         choose(dtype, size, &Machine::H200, true).pick
     }
 
+    /// The number in [`fitted_tiles`] of BF16's tiles of `rows` rows of A
+    /// × `columns` of B, so that the tests name a tile shape, not where it
+    /// sits in the list.
+    fn tile(rows: u32, columns: u32) -> usize {
+        let tiles = fitted_tiles(Dtype::Bf16);
+        tiles.iter().position(|t| (t.tiling.tile_m(), t.tiling.tiling.tile_n) == (rows, columns)).expect("a fitted tile shape")
+    }
+
     /// Full tiles hide the shorter of bytes and multiplies; tiles of
     /// mostly empty rows do not. Phi-3-mini's gate_up at M = 256: two full
     /// tile-rows of rung 7, 64 pairs on 128 SMs, one round (39.4 µs on
@@ -950,7 +985,11 @@ mod tests {
         // swapped tiles, which start streaming sooner; from 50 MB up, the
         // small-M kernel, which streams them faster (on the H200 at 50 MB
         // 18.8 µs against the tiles' 19.2, at 34 MB 14.8 against 14.5).
-        let swapped = matches!(pick(Dtype::Bf16, (1, 4096, 4096)), Pick::SwapAb(_) | Pick::FittedTiles { tile: 0 | 1, .. });
+        let swapped = match pick(Dtype::Bf16, (1, 4096, 4096)) {
+            Pick::SwapAb(_) => true,
+            Pick::FittedTiles { tile, .. } => fitted_tiles(Dtype::Bf16)[tile].tiling.tile_m() == 16,
+            _ => false,
+        };
         assert!(swapped, "M = 1, 4096x4096");
         for (k, n) in [(4096, 6144), (4096, 28672), (14336, 4096)] {
             assert!(matches!(pick(Dtype::Bf16, (1, n, k)), Pick::SmallM(_)), "M = 1, {k}x{n}");
@@ -980,12 +1019,13 @@ mod tests {
     fn reasons_carry_the_numbers_that_decide() {
         // At M = 16 the swapped 16-row tiles waste nothing, and their
         // stages hold eight times as many weights as A. The fitted tiles'
-        // 224 tiles of 16x128 take two rounds of the SMs, which the
-        // swap-AB rung's persistent blocks do not restart for.
+        // 224 tiles of 16x128 take two rounds of the SMs, each SM's second
+        // tile starting with an empty pipeline, where the swap-AB rung's
+        // persistent blocks copy ahead.
         let choice = choose(Dtype::Bf16, (16, 28672, 4096), &Machine::H200, true);
         assert_eq!(choice.pick, Pick::SwapAb(KSlices::whole(64)), "{}", choice.why);
         assert!(choice.why.ends_with("weights as wgmma's M (A and B swapped), K whole"), "{}", choice.why);
-        assert!(choice.why.contains("swap-AB 74, deep-K 78, fitted tiles 80"), "{}", choice.why);
+        assert!(choice.why.contains("swap-AB 74, deep-K 78, fitted tiles 76"), "{}", choice.why);
         assert!(choose(Dtype::Bf16, (17, 28672, 4096), &Machine::H200, true).swap_seconds.is_none());
         let choice = choose(Dtype::Bf16, (1, 4096, 14336), &Machine::H200, true);
         assert!(choice.why.starts_with("1 FLOP/B vs ridge 220: memory-bound"), "{}", choice.why);
@@ -1003,15 +1043,24 @@ mod tests {
     fn medium_m_goes_to_the_tensor_cores() {
         // One tile of 16 rows: the weights as wgmma's M, 48 tiles of 128
         // columns in 2 slices added in clusters of 2.
-        assert_eq!(pick(Dtype::Bf16, (16, 6144, 4096)), Pick::FittedTiles { tile: 0, slices: KSlices { count: 2, k_tiles: 32 } });
+        assert_eq!(
+            pick(Dtype::Bf16, (16, 6144, 4096)),
+            Pick::FittedTiles { tile: tile(16, 128), slices: KSlices { count: 2, k_tiles: 32 } }
+        );
         // N = 4096: 64 tiles of 16x64 in 2 slices keep 128 SMs busy, 32 of
         // 16x128 in 3 slices 96.
-        assert_eq!(pick(Dtype::Bf16, (16, 4096, 4096)), Pick::FittedTiles { tile: 1, slices: KSlices { count: 2, k_tiles: 32 } });
+        assert_eq!(
+            pick(Dtype::Bf16, (16, 4096, 4096)),
+            Pick::FittedTiles { tile: tile(16, 64), slices: KSlices { count: 2, k_tiles: 32 } }
+        );
         // 32 rows: 32-row tiles, 96 of them with K whole.
-        assert_eq!(pick(Dtype::Bf16, (32, 6144, 4096)), Pick::FittedTiles { tile: 2, slices: KSlices::whole(64) });
+        assert_eq!(pick(Dtype::Bf16, (32, 6144, 4096)), Pick::FittedTiles { tile: tile(32, 64), slices: KSlices::whole(64) });
         // 128 rows, N = 4096: 64 tiles of 128x64 in 2 slices (the weights
         // read once), where rung 9 would cut 16 tiles of 128x256 into 8.
-        assert_eq!(pick(Dtype::Bf16, (128, 4096, 14336)), Pick::FittedTiles { tile: 5, slices: KSlices { count: 2, k_tiles: 112 } });
+        assert_eq!(
+            pick(Dtype::Bf16, (128, 4096, 14336)),
+            Pick::FittedTiles { tile: tile(128, 64), slices: KSlices { count: 2, k_tiles: 112 } }
+        );
         let split = split_time(Dtype::Bf16, (128, 4096, 14336), &Machine::H200, split_kernel(Dtype::Bf16)).1;
         assert_eq!(split, KSlices { count: 8, k_tiles: 28 });
         // fp32 at 128 rows: rung 15, which reads the weights once instead of
@@ -1031,7 +1080,7 @@ mod tests {
     #[test]
     fn pairs_of_blocks_with_one_tile_of_rows_lose_to_single_blocks() {
         let choice = choose(Dtype::Bf16, (128, 28672, 4096), &Machine::H200, true);
-        assert_eq!(choice.pick, Pick::FittedTiles { tile: 4, slices: KSlices::whole(64) }, "{}", choice.why);
+        assert_eq!(choice.pick, Pick::FittedTiles { tile: tile(128, 128), slices: KSlices::whole(64) }, "{}", choice.why);
         assert!(choice.why.contains("112 tiles on 132 SMs (85% busy)"), "{}", choice.why);
         assert!(choice.tiled_seconds.unwrap() > 1.2 * choice.split_seconds.unwrap(), "{choice:?}");
     }
@@ -1060,7 +1109,7 @@ mod tests {
         let kernel = cluster_split_kernel(Dtype::Bf16).unwrap();
         for m in [1, 8] {
             let size = (m, 3072, 3072);
-            assert!(matches!(pick(Dtype::Bf16, size), Pick::FittedTiles { tile: 0, .. }), "M = {m}");
+            assert!(matches!(pick(Dtype::Bf16, size), Pick::FittedTiles { tile: t, .. } if t == tile(16, 128)), "M = {m}");
             let (seconds, slices) = cluster_split_time(Dtype::Bf16, size, &Machine::H200, kernel);
             let rounds = cluster_rounds(kernel, (m, 3072), slices, &Machine::H200);
             assert_eq!(seconds, stage_seconds(kernel, slices, rounds) + FITTED_FIXED_SECONDS, "M = {m}");
@@ -1072,25 +1121,34 @@ mod tests {
         assert!(mostly_empty(kernel, (64, 64)) && mostly_empty(kernel, (128, 128)) && !mostly_empty(kernel, (129, 256)));
     }
 
-    /// Shapes of other models: at M = 1, Llama-2-13B's o (5120²) and
-    /// phi-2's fc1 make 80 fitted tiles whose slices run as clusters of 4,
-    /// three rounds of the SMs, each after the first draining and refilling
-    /// every pipeline; the swapped tiles' persistent blocks do not restart
-    /// (and the small-M kernel, which streams B at M = 1, may beat both).
+    /// Each round of clusters after the first restarts every SM's
+    /// pipeline. At M = 1 on Llama-2-13B's o (5120²) and phi-2's fc1, 80
+    /// tiles in clusters of 4 took three rounds and 29.8 and 29.0 µs on the
+    /// H200, where the bytes said 21; the cut now counts the restarts and
+    /// keeps those tiles in one round (2 slices and K whole: 20.1 and 19.9
+    /// µs). At Qwen2-7B's qkv at M = 32 (72 tiles of 32 × 64), K whole
+    /// (14.4 µs) against 3 slices in two rounds (17.9). Where plain blocks
+    /// take several rounds with K whole, the SMs restart at different
+    /// times and DRAM stays busy: Qwen2-7B's gate_up at M = 32 (592 tiles,
+    /// 80.3 µs) is its bytes' time. Phi-3-mini's qkv at M = 8: rung 12's 72
+    /// tiles in clusters of 3 take two rounds (22.5 µs), the swap-AB rung's
+    /// persistent blocks none (21.4).
     #[test]
     fn rounds_of_clusters_cost_a_restart_each() {
-        for size in [(1, 5120, 5120), (1, 10240, 2560)] {
-            let (tile, seconds, slices) = fitted_choice(Dtype::Bf16, size, &Machine::H200).unwrap();
+        for size in [(1, 5120, 5120), (1, 10240, 2560), (32, 4608, 3584)] {
+            let (tile, _, slices) = fitted_choice(Dtype::Bf16, size, &Machine::H200).unwrap();
             let kernel = fitted_tiles(Dtype::Bf16)[tile];
             let rounds = kernel.tiling.tiles(size.0, size.1).div_ceil(Machine::H200.clusters.of(slices.count));
-            assert_eq!(rounds, 3, "{size:?}");
-            let choice = choose(Dtype::Bf16, size, &Machine::H200, true);
-            assert!(!matches!(choice.pick, Pick::FittedTiles { .. }), "{size:?}: {}", choice.why);
-            assert!(choice.swap_seconds.unwrap() < seconds, "{size:?}: {}", choice.why);
+            assert_eq!(rounds, 1, "{size:?}: {slices:?}");
         }
-        // One round (Llama-3-8B's o at M = 1: 64 tiles in clusters of 2, 66
-        // fit): no restart, the fitted tiles stay.
-        assert!(matches!(pick(Dtype::Bf16, (1, 4096, 4096)), Pick::FittedTiles { .. }));
+        assert_eq!(pick(Dtype::Bf16, (32, 4608, 3584)), Pick::FittedTiles { tile: tile(32, 64), slices: KSlices::whole(56) });
+        let size = (32, 37888, 3584);
+        let kernel = fitted_tiles(Dtype::Bf16)[tile(32, 64)];
+        let (seconds, slices) = fitted_time(Dtype::Bf16, size, &Machine::H200, &kernel);
+        assert_eq!((slices.count, cluster_rounds(&kernel, (32, 37888), slices, &Machine::H200)), (1, 5.0));
+        let dram = min_bytes(size, 2.0) / (Machine::H200.dram_bytes * SWAP_AB_STREAM_EFFICIENCY);
+        assert_eq!(seconds, dram + FITTED_FIXED_SECONDS);
+        assert!(matches!(pick(Dtype::Bf16, (8, 9216, 3072)), Pick::SwapAb(_)));
     }
 
     /// Where 128x256 tiles leave most of a last round empty, 128x192 tiles
@@ -1167,10 +1225,16 @@ mod tests {
     }
 
     /// With a wave or more of 128x256 tiles the fitted tiles are not
-    /// offered: the tiled rung does more work per byte.
+    /// offered: the tiled rung does more work per byte; unless those tiles
+    /// are at least half rows of zeros (Qwen2-7B's gate_up at M = 32: 148
+    /// tiles, a quarter full; on the H200 the 32-row tiles took it in 80.2
+    /// µs, the deep-K rung 86.4).
     #[test]
     fn fitted_tiles_are_for_few_tiles() {
         assert!(choose(Dtype::Bf16, (1024, 6144, 4096), &Machine::H200, true).fitted_seconds.is_none());
         assert!(choose(Dtype::Bf16, (128, 6144, 4096), &Machine::H200, true).fitted_seconds.is_some());
+        assert!(choose(Dtype::Bf16, (65, 37888, 3584), &Machine::H200, true).fitted_seconds.is_none());
+        let choice = choose(Dtype::Bf16, (32, 37888, 3584), &Machine::H200, true);
+        assert_eq!(choice.pick, Pick::FittedTiles { tile: tile(32, 64), slices: KSlices::whole(56) }, "{}", choice.why);
     }
 }
