@@ -182,3 +182,22 @@ fn rung_15_splits_b_without_bank_conflicts() {
         }
     }
 }
+
+/// Rung 13's swapped tiles add K's slices in a cluster of one block per
+/// slice, all resident at once: one block per unit. With K whole they are
+/// clusters of one, and the blocks walk the tiles as persistent ones,
+/// copying ahead into the next tile instead of starting from empty.
+#[test]
+fn fitted_tiles_are_persistent_when_k_is_whole() {
+    use kernels_gpu::bf16::r13_fitted_tiles::SWAP_AB_32X64 as TILES_32X64;
+    // Qwen2-7B's gate_up at M = 32: 592 tiles, K whole.
+    let size = (32, 37888, 3584);
+    assert_eq!(TILES_32X64.slices(size, H200).count, 1);
+    assert_eq!(TILES_32X64.launch(size, H200).grid, Dim3::new(132, 1, 1));
+    // Fewer tiles than SMs: one block each.
+    assert_eq!(TILES_32X64.launch((32, 4608, 3584), H200).grid, Dim3::new(72, 1, 1));
+    // Qwen2-7B's down at M = 32: 56 tiles in 2 slices, one block per unit.
+    let size = (32, 3584, 18944);
+    assert_eq!(TILES_32X64.slices(size, H200).count, 2);
+    assert_eq!(TILES_32X64.launch(size, H200).grid, Dim3::new(112, 1, 1));
+}

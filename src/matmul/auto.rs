@@ -165,14 +165,6 @@ pub const FITTED_FIXED_SECONDS: f64 = 5e-6;
 /// said 21: about 4.3 µs a round.
 pub const FITTED_ROUND_SECONDS: f64 = 4.3e-6;
 
-/// The same for rounds of single blocks (K whole): each SM's next block
-/// starts as soon as its last one ends, its pipeline filling from empty.
-/// Measured on the H200 at Phi-3-mini's gate_up at M = 64: 256 tiles of
-/// 64 × 64 in two rounds took 33.3 µs as plain blocks, 31.0 as the deep-K
-/// rung's persistent blocks, whose copies run ahead into the next tile.
-/// DRAM, which the other SMs keep busy meanwhile, may hide it.
-pub const FITTED_BLOCK_ROUND_SECONDS: f64 = 2.3e-6;
-
 /// What the deep-K rung (BF16 rung 15) takes beyond its bytes: two
 /// launches, every SM's first copies arriving, the partial sums' second
 /// kernel. Measured on the H200 at 64×64×K with weights from DRAM: 9.6,
@@ -692,32 +684,24 @@ pub fn deep_k_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine, kern
     let slices = kernel.slices((m, n, k), gpu.clusters);
     let rounds = unit_rounds(kernel, (m, n), slices, gpu);
     let dram_bytes = min_bytes((m, n, k), input_bytes(dtype)) + partial_bytes(slices, (m, n));
-    (swapped_limit(dtype, gpu, kernel, (slices, rounds, 0.0), dram_bytes) + DEEP_K_FIXED_SECONDS, slices)
+    (swapped_limit(dtype, gpu, kernel, (slices, rounds), dram_bytes) + DEEP_K_FIXED_SECONDS, slices)
 }
 
-/// The slowest of a swapped GEMM's limits over `rounds` rounds of units
-/// (one tile × one slice each) per SM: each SM streaming its units'
+/// The slowest of a swapped GEMM's three limits over `rounds` rounds of
+/// units (one tile × one slice each) per SM: each SM streaming its units'
 /// tiles, all of a tile's rows even those below M (TMA fills them with
-/// zeros), at [`FITTED_SM_BYTES_PER_SECOND`], or its wgmmas at
-/// [`FITTED_TILE_EFFICIENCY`] of rung 7's rate, whichever is slower, plus
-/// `restarts` (the SM's pipeline standing empty between rounds); or
-/// `dram_bytes` crossing DRAM at [`SWAP_AB_STREAM_EFFICIENCY`] of its
-/// rate, which other SMs keep busy while one restarts. The fitted-tiles
-/// and deep-K rungs' models add their own fixed costs to it.
-fn swapped_limit(
-    dtype: Dtype,
-    gpu: &Machine,
-    kernel: &HopperKernel,
-    (slices, rounds, restarts): (KSlices, f64, f64),
-    dram_bytes: f64,
-) -> f64 {
+/// zeros), at [`FITTED_SM_BYTES_PER_SECOND`]; `dram_bytes` crossing DRAM
+/// at [`SWAP_AB_STREAM_EFFICIENCY`] of its rate; the wgmmas at
+/// [`FITTED_TILE_EFFICIENCY`] of rung 7's rate. The fitted-tiles and
+/// deep-K rungs' models add their own fixed costs to it.
+fn swapped_limit(dtype: Dtype, gpu: &Machine, kernel: &HopperKernel, (slices, rounds): (KSlices, f64), dram_bytes: f64) -> f64 {
     let (tile_m, tile_n) = (kernel.tiling.tile_m(), kernel.tiling.tiling.tile_n);
     let slice_k = (slices.k_tiles * kernel.tiling.tiling.tile_k) as f64;
     let unit_bytes = input_bytes(dtype) * (tile_m + tile_n) as f64 * slice_k;
     let streaming = rounds * unit_bytes / FITTED_SM_BYTES_PER_SECOND;
     let dram = dram_bytes / (gpu.dram_bytes * SWAP_AB_STREAM_EFFICIENCY);
     let arithmetic = rounds * tile_seconds(dtype, (tile_m, tile_n), slice_k as u32, gpu, FITTED_TILE_EFFICIENCY);
-    (streaming.max(arithmetic) + restarts).max(dram)
+    streaming.max(dram).max(arithmetic)
 }
 
 /// One tile shape of the fitted-tiles rung: its predicted time and cut.
@@ -731,25 +715,21 @@ fn swapped_limit(
 ///   of its rate;
 /// - the wgmmas run at [`FITTED_TILE_EFFICIENCY`] of rung 7's rate.
 ///
-/// Each round after the first restarts the SMs' pipelines. Rounds of
-/// clusters (K in slices) start together, when the last cluster of the
-/// round before has added its slices: [`FITTED_ROUND_SECONDS`] each, on
-/// top of the slowest limit. Rounds of single blocks (K whole) restart
-/// one SM at a time while the others keep DRAM busy:
-/// [`FITTED_BLOCK_ROUND_SECONDS`] each, added to the SM's two limits, not
-/// to DRAM's. Then the partial tiles' swap
-/// ([`CLUSTER_EXCHANGE_SECONDS_PER_BYTE`]) and [`FITTED_FIXED_SECONDS`].
+/// With K in slices, each round of clusters after the first starts when
+/// the last cluster of the round before has added its slices, every SM's
+/// pipeline empty: [`FITTED_ROUND_SECONDS`] each. With K whole the blocks
+/// are persistent and copy ahead into their next tile: no restarts. Then
+/// the partial tiles' swap ([`CLUSTER_EXCHANGE_SECONDS_PER_BYTE`]) and
+/// [`FITTED_FIXED_SECONDS`].
 pub fn fitted_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine, kernel: &HopperKernel) -> (f64, KSlices) {
     let slices = kernel.slices((m, n, k), gpu.clusters);
     let rounds = cluster_rounds(kernel, (m, n), slices, gpu);
     let bytes = min_bytes((m, n, k), input_bytes(dtype));
     let exchange = exchange_seconds(kernel, (m, n), slices, rounds);
-    let time = if slices.count == 1 {
-        swapped_limit(dtype, gpu, kernel, (slices, rounds, (rounds - 1.0) * FITTED_BLOCK_ROUND_SECONDS), bytes)
-    } else {
-        swapped_limit(dtype, gpu, kernel, (slices, rounds, 0.0), bytes) + (rounds - 1.0) * FITTED_ROUND_SECONDS
-    };
-    (time + exchange + FITTED_FIXED_SECONDS, slices)
+    // K whole: persistent blocks, whose copies run ahead into their next
+    // tile; K in slices: rounds of clusters, each starting from empty.
+    let restarts = if slices.count == 1 { 0.0 } else { (rounds - 1.0) * FITTED_ROUND_SECONDS };
+    (swapped_limit(dtype, gpu, kernel, (slices, rounds), bytes) + restarts + exchange + FITTED_FIXED_SECONDS, slices)
 }
 
 /// The fitted-tiles rung's tile shape for one shape: the number in
@@ -1127,10 +1107,10 @@ mod tests {
     /// H200, where the bytes said 21; the cut now counts the restarts and
     /// keeps those tiles in one round (2 slices and K whole: 20.1 and 19.9
     /// µs). At Qwen2-7B's qkv at M = 32 (72 tiles of 32 × 64), K whole
-    /// (14.4 µs) against 3 slices in two rounds (17.9). Where plain blocks
-    /// take several rounds with K whole, the SMs restart at different
-    /// times and DRAM stays busy: Qwen2-7B's gate_up at M = 32 (592 tiles,
-    /// 80.3 µs) is its bytes' time. Phi-3-mini's qkv at M = 8: rung 12's 72
+    /// (14.3 µs) against 3 slices in two rounds (17.9). With K whole the
+    /// blocks are persistent and copy ahead into their next tile: no
+    /// restarts; Qwen2-7B's gate_up at M = 32 (592 tiles, 77.0 µs) is its
+    /// bytes' time. Phi-3-mini's qkv at M = 8: rung 12's 72
     /// tiles in clusters of 3 take two rounds (22.5 µs), the swap-AB rung's
     /// persistent blocks none (21.4).
     #[test]
@@ -1227,8 +1207,8 @@ mod tests {
     /// With a wave or more of 128x256 tiles the fitted tiles are not
     /// offered: the tiled rung does more work per byte; unless those tiles
     /// are at least half rows of zeros (Qwen2-7B's gate_up at M = 32: 148
-    /// tiles, a quarter full; on the H200 the 32-row tiles took it in 80.2
-    /// µs, the deep-K rung 86.4).
+    /// tiles, a quarter full; on the H200 the 32-row tiles took it in 77.0
+    /// µs, the deep-K rung 84.2).
     #[test]
     fn fitted_tiles_are_for_few_tiles() {
         assert!(choose(Dtype::Bf16, (1024, 6144, 4096), &Machine::H200, true).fitted_seconds.is_none());

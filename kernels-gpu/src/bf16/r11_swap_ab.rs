@@ -30,7 +30,7 @@ pub const TILING: Tiling = swap_ab::tiling(16, 2, 12);
 
 /// Rung 9's persistent shape (a producer warpgroup and two consumers, C
 /// stored from registers) over these tiles and stages.
-const SHAPE: HopperTiling = swap_ab::shape(TILING, false);
+const SHAPE: HopperTiling = swap_ab::shape(TILING);
 
 pub const SWAP_AB: HopperKernel = HopperKernel { entry: Entry::Bf16Split(BF16_WGMMA_SWAP_AB), tiling: SHAPE };
 

@@ -13,16 +13,18 @@
 //! the sums never leave the chip.
 //!
 //! The tiles, stages and multiplies are rung 11's
-//! ([`crate::gemm::hopper::swap_ab`]); each block computes one unit (a
-//! cluster's blocks must run at once), and a shape whose K needs more
-//! slices than a cluster holds stays with rung 11.
+//! ([`crate::gemm::hopper::swap_ab`]); where K is cut, each block
+//! computes one unit (a cluster's blocks must run at once), and a shape
+//! whose K needs more slices than a cluster holds stays with rung 11.
+//! Where K stays whole the blocks walk the tiles as rung 11's persistent
+//! blocks do.
 
 use super::r11_swap_ab::TILING;
 use crate::gemm::hopper::{Entry, HopperKernel, HopperTiling, cluster_sum, swap_ab};
 use kernels_macros::kernel;
 
-/// Rung 11's tiles and stages, one unit per block.
-const SHAPE: HopperTiling = swap_ab::shape(TILING, true);
+/// Rung 11's tiles and stages.
+const SHAPE: HopperTiling = swap_ab::shape(TILING);
 
 pub const SWAP_AB_CLUSTER: HopperKernel = HopperKernel { entry: Entry::Bf16ClusterSplit(BF16_WGMMA_SWAP_AB_CLUSTER), tiling: SHAPE };
 

@@ -35,12 +35,12 @@ use super::r12_swap_ab_cluster::SWAP_AB_CLUSTER;
 use crate::gemm::hopper::{Entry, HopperKernel, HopperTiling, cluster_sum, swap_ab};
 use kernels_macros::kernel;
 
-const SHAPE_16X64: HopperTiling = swap_ab::shape(swap_ab::tiling(16, 1, 22), true);
-const SHAPE_32X64: HopperTiling = swap_ab::shape(swap_ab::tiling(32, 1, 18), true);
-const SHAPE_64X64: HopperTiling = swap_ab::shape(swap_ab::tiling(64, 1, 13), true);
-const SHAPE_128X64: HopperTiling = swap_ab::shape(swap_ab::tiling(128, 1, 9), true);
-const SHAPE_128X128: HopperTiling = swap_ab::shape(swap_ab::tiling(128, 2, 6), true);
-const SHAPE_128X192: HopperTiling = swap_ab::shape(swap_ab::tiling(128, 3, 5), true);
+const SHAPE_16X64: HopperTiling = swap_ab::shape(swap_ab::tiling(16, 1, 22));
+const SHAPE_32X64: HopperTiling = swap_ab::shape(swap_ab::tiling(32, 1, 18));
+const SHAPE_64X64: HopperTiling = swap_ab::shape(swap_ab::tiling(64, 1, 13));
+const SHAPE_128X64: HopperTiling = swap_ab::shape(swap_ab::tiling(128, 1, 9));
+const SHAPE_128X128: HopperTiling = swap_ab::shape(swap_ab::tiling(128, 2, 6));
+const SHAPE_128X192: HopperTiling = swap_ab::shape(swap_ab::tiling(128, 3, 5));
 
 // The sends land in the stages: a quad per 8 rows of A per thread.
 const _: () = {

@@ -29,7 +29,7 @@ pub const TILING: Tiling = swap_ab::tiling(64, 1, 13);
 
 /// Persistent blocks walking units (tile, slice), C's partial sums stored
 /// from registers, as rung 11.
-const SHAPE: HopperTiling = swap_ab::shape(TILING, false);
+const SHAPE: HopperTiling = swap_ab::shape(TILING);
 
 pub const DEEP_K: HopperKernel = HopperKernel { entry: Entry::Bf16Split(BF16_WGMMA_DEEP_K), tiling: SHAPE };
 

@@ -239,8 +239,15 @@ impl HopperKernel {
         }
     }
 
+    /// Its grid, block and shared memory for `size`. Where a tile's
+    /// slices of K run as one cluster, all its blocks resident at once,
+    /// the grid has one block per unit even for a persistent tiling; with
+    /// K whole (clusters of one block) a persistent tiling keeps one block
+    /// per multiprocessor.
     pub const fn launch(&self, size: (u32, u32, u32), slots: ClusterSlots) -> LaunchShape {
-        self.tiling.launch(size.0, size.1, self.slices(size, slots).count, slots.multiprocessors())
+        let slices = self.slices(size, slots).count;
+        let tiling = if self.sums_in_cluster() && slices > 1 { HopperTiling { persistent: false, ..self.tiling } } else { self.tiling };
+        tiling.launch(size.0, size.1, slices, slots.multiprocessors())
     }
 }
 

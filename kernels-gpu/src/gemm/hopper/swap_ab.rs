@@ -41,11 +41,13 @@ pub const fn stage_bytes(tiling: Tiling) -> u32 {
 }
 
 /// A producer warpgroup and `consumers` consumers over these tiles, C
-/// stored from registers; persistent unless the slices are added in a
-/// cluster (a cluster's blocks must all be resident at once, so each
-/// takes one unit). The stages must fit Hopper's 227 KB per block.
-pub const fn shape(tiling: Tiling, in_cluster: bool) -> HopperTiling {
-    let shape = HopperTiling { tiling, stage_bytes: stage_bytes(tiling), persistent: !in_cluster, ..stages::PERSISTENT };
+/// stored from registers, persistent blocks walking the units (where the
+/// slices are added in a cluster, only with K whole: a cluster's blocks
+/// must all be resident at once, so with several slices each block takes
+/// one unit; see [`super::HopperKernel::launch`]). The stages must fit
+/// Hopper's 227 KB per block.
+pub const fn shape(tiling: Tiling) -> HopperTiling {
+    let shape = HopperTiling { tiling, stage_bytes: stage_bytes(tiling), ..stages::PERSISTENT };
     assert!(shape.shared_bytes() <= 227 * 1024, "the stages must fit in shared memory");
     shape
 }
@@ -161,10 +163,11 @@ mod device {
     ///
     /// Without `IN_CLUSTER`, persistent blocks walk units (tile, slice):
     /// slice `s` goes to `out + s·m·n` (C itself when K is whole). With
-    /// it, block `b` computes slice `b % slices` of tile `b / slices`, is
-    /// that rank of its cluster of `slices` blocks (the launch sets the
-    /// size), and the cluster adds the slices into C = `out`; with one
-    /// slice, each block stores its tile of C.
+    /// it and K in slices, block `b` computes slice `b % slices` of tile
+    /// `b / slices`, is that rank of its cluster of `slices` blocks (the
+    /// launch sets the size), and the cluster adds the slices into C =
+    /// `out`; with K whole, clusters of one block, the blocks walk the
+    /// tiles as persistent ones do and store C.
     #[inline(always)]
     pub unsafe fn body<const ROWS: u32, const CONSUMERS: u32, const STAGES: u32, const ACC: usize, const IN_CLUSTER: bool>(
         m: u32,
@@ -194,16 +197,20 @@ mod device {
         let slices = k_tiles.div_ceil(slice_k_tiles);
         let grid = (m.div_ceil(ROWS), n.div_ceil(cols));
         let tile_count = grid.0 * grid.1;
+        // With K whole there is nothing to add: each block (a cluster of
+        // one) walks tiles as a persistent block does, stores C itself and
+        // skips the cluster's barriers.
+        let sums_in_cluster = IN_CLUSTER && slices > 1;
         // Units (tile, slice), neighbouring tiles along the weights'
-        // columns; a clustered launch gives each block one unit, its
-        // cluster the tile's slices.
-        let (first, stride) = if IN_CLUSTER {
+        // columns; a launch that adds slices in clusters gives each block
+        // one unit, its cluster the tile's slices.
+        let (first, stride) = if sums_in_cluster {
             let b = gpu::block_idx().x;
             ((b % slices) * tile_count + b / slices, tile_count * slices)
         } else {
             (gpu::block_idx().x, gpu::grid_dim().x)
         };
-        let units = if IN_CLUSTER { first + 1 } else { tile_count * slices };
+        let units = if sums_in_cluster { first + 1 } else { tile_count * slices };
         // A unit's tile origin (row of A, column of B), slice and k-tiles.
         let unit = |u: u32| {
             let (tile, slice) = (u % tile_count, u / tile_count);
@@ -211,9 +218,6 @@ mod device {
         };
         // (Only a clustered launch asks for its rank.)
         let sum = || ClusterSum::new(tiles.a(0), (slices, cluster_rank()), CONSUMERS, ACC as u32 / 4);
-        // With K whole there is nothing to add: each block (a cluster of
-        // one) stores C itself and skips the cluster's barriers.
-        let sums_in_cluster = IN_CLUSTER && slices > 1;
 
         let warpgroup = t / WARPGROUP_THREADS;
         if warpgroup == 0 {
