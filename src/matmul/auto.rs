@@ -726,9 +726,9 @@ pub fn fitted_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine, kern
     let rounds = cluster_rounds(kernel, (m, n), slices, gpu);
     let bytes = min_bytes((m, n, k), input_bytes(dtype));
     let exchange = exchange_seconds(kernel, (m, n), slices, rounds);
-    // K whole: persistent blocks, whose copies run ahead into their next
-    // tile; K in slices: rounds of clusters, each starting from empty.
-    let restarts = if slices.count == 1 { 0.0 } else { (rounds - 1.0) * FITTED_ROUND_SECONDS };
+    // Rounds of clusters each start from empty; K whole, persistent
+    // blocks copy ahead into their next tile.
+    let restarts = if kernel.runs_in_clusters(slices) { (rounds - 1.0) * FITTED_ROUND_SECONDS } else { 0.0 };
     (swapped_limit(dtype, gpu, kernel, (slices, rounds), bytes) + restarts + exchange + FITTED_FIXED_SECONDS, slices)
 }
 
@@ -999,9 +999,9 @@ mod tests {
     fn reasons_carry_the_numbers_that_decide() {
         // At M = 16 the swapped 16-row tiles waste nothing, and their
         // stages hold eight times as many weights as A. The fitted tiles'
-        // 224 tiles of 16x128 take two rounds of the SMs, each SM's second
-        // tile starting with an empty pipeline, where the swap-AB rung's
-        // persistent blocks copy ahead.
+        // 224 tiles of 16x128 with K whole are the same persistent walk,
+        // charged a clustered launch's fixed costs (FITTED_FIXED_SECONDS)
+        // where the swap-AB rung pays one plain launch.
         let choice = choose(Dtype::Bf16, (16, 28672, 4096), &Machine::H200, true);
         assert_eq!(choice.pick, Pick::SwapAb(KSlices::whole(64)), "{}", choice.why);
         assert!(choice.why.ends_with("weights as wgmma's M (A and B swapped), K whole"), "{}", choice.why);

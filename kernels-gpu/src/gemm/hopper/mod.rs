@@ -218,6 +218,15 @@ impl HopperKernel {
         matches!(self.entry, Entry::Bf16ClusterSplit(_))
     }
 
+    /// Whether, with K cut as `slices`, its blocks run as clusters of one
+    /// block per slice, each block one unit and all of a cluster's blocks
+    /// resident at once: a kernel that sums in a cluster, K in more than
+    /// one slice. With K whole its cluster is one block with nothing to
+    /// add.
+    pub const fn runs_in_clusters(&self, slices: KSlices) -> bool {
+        self.sums_in_cluster() && slices.count > 1
+    }
+
     /// How it cuts K for an `m`×`n`×`k` problem on a GPU with `slots`
     /// ([`ClusterSlots::multiprocessors`] SMs; clusters matter only to a
     /// kernel that [sums in a cluster](HopperKernel::sums_in_cluster)):
@@ -239,15 +248,14 @@ impl HopperKernel {
         }
     }
 
-    /// Its grid, block and shared memory for `size`. Where a tile's
-    /// slices of K run as one cluster, all its blocks resident at once,
-    /// the grid has one block per unit even for a persistent tiling; with
-    /// K whole (clusters of one block) a persistent tiling keeps one block
-    /// per multiprocessor.
+    /// Its grid, block and shared memory for `size`. Where it
+    /// [runs in clusters](HopperKernel::runs_in_clusters) the grid has one
+    /// block per unit even for a persistent tiling; with K whole a
+    /// persistent tiling keeps one block per multiprocessor.
     pub const fn launch(&self, size: (u32, u32, u32), slots: ClusterSlots) -> LaunchShape {
-        let slices = self.slices(size, slots).count;
-        let tiling = if self.sums_in_cluster() && slices > 1 { HopperTiling { persistent: false, ..self.tiling } } else { self.tiling };
-        tiling.launch(size.0, size.1, slices, slots.multiprocessors())
+        let slices = self.slices(size, slots);
+        let tiling = if self.runs_in_clusters(slices) { HopperTiling { persistent: false, ..self.tiling } } else { self.tiling };
+        tiling.launch(size.0, size.1, slices.count, slots.multiprocessors())
     }
 }
 
