@@ -117,6 +117,9 @@ fn rungs_12_and_13_swap_a_and_b_and_sum_in_cluster() {
         ("bf16_wgmma_swap_ab_16x64", "m64n16k16", 4),
         ("bf16_wgmma_swap_ab_32x64", "m64n32k16", 4),
         ("bf16_wgmma_swap_ab_64x64", "m64n64k16", 4),
+        // Two consumers, each its own 64 columns, over 32 and 64 rows.
+        ("bf16_wgmma_swap_ab_32x128", "m64n32k16", 4),
+        ("bf16_wgmma_swap_ab_64x128", "m64n64k16", 4),
         ("bf16_wgmma_swap_ab_128x64", "m64n128k16", 4),
         // Two consumer warpgroups, each its own 64 columns.
         ("bf16_wgmma_swap_ab_128x128", "m64n128k16", 4),

@@ -732,9 +732,14 @@ pub fn fitted_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine, kern
     (swapped_limit(dtype, gpu, kernel, (slices, rounds), bytes) + restarts + exchange + FITTED_FIXED_SECONDS, slices)
 }
 
+/// Predicted times closer than this are a tie for [`fitted_choice`]: the
+/// model's limits are each a maximum, and within a microsecond its error
+/// is larger than the difference.
+pub const FITTED_TIE_SECONDS: f64 = 1e-6;
+
 /// The fitted-tiles rung's tile shape for one shape: the number in
 /// [`fitted_tiles`], its predicted time ([`fitted_time`]) and cut; None
-/// where the ladder has none. Three rules, in order:
+/// where the ladder has none. Four rules, in order:
 ///
 /// - the fewest rows that hold M (or the most there are). Rows below M
 ///   are zeros that TMA still writes into every stage, in place of
@@ -745,14 +750,24 @@ pub fn fitted_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine, kern
 ///   slices) over the SMs' rounds (as many clusters as fit per round). At
 ///   N = 4096, 64 columns make 64 tiles in 2 slices (128 of 132 SMs)
 ///   where 128 columns make 32 in 3 (96), and ran o and down at M ≤ 16
-///   3-5% faster, at M = 128 6%;
-/// - then the most columns (the list's order): each stage holds more
-///   weights, so more are in flight per SM (qkv at M ≤ 16, 96 SMs either
-///   way: 16×128 2-6% faster). 128×192 comes last, taken only where it is
-///   busier: its three consumers ran qkv at M = 128 in 23.8 µs where
+///   3-5% faster, at M = 128 6%. 128×192 comes last, taken only where it
+///   is busier: its three consumers ran qkv at M = 128 in 23.8 µs where
 ///   128×128, as busy, took 20.6; at N = 5120 (27 tiles in 4 slices, 108
 ///   SMs at once, against 40 tiles in 5 slices in two rounds of clusters)
-///   it took 25.0 µs where 128×128 took 29.8.
+///   it took 25.0 µs where 128×128 took 29.8;
+/// - among the equally busy, the least predicted time: where the wider
+///   tiles need K in more slices, their exchange costs more than the
+///   narrower ones' extra reads of A (Llama-3-8B's qkv at M = 64, 96 SMs
+///   either way: 64×64 with K whole 18.4 µs, 64×128 in 2 slices 20.2);
+/// - within [`FITTED_TIE_SECONDS`] of it, the fewest bytes each SM
+///   streams (its units' rows of A and columns of the weights, over its
+///   rounds): where DRAM sets the time either way, an SM that reads less
+///   keeps up with it (Llama-3-8B's gate_up at M = 64, K whole, 85% busy
+///   either way: 64×128 64.4 µs, 64×64 70.9; qkv at M ≤ 16, 96 SMs either
+///   way: 16×128 in 2 slices 2-6% faster than 16×64 with K whole). Then
+///   the list's order. Three consumers lose a tie whatever their bytes
+///   (as busy as 128 × 128, 128 × 192 ran qkv at M = 128 in 23.8 µs
+///   against 20.6).
 pub fn fitted_choice(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine) -> Option<(usize, f64, KSlices)> {
     let tiles = fitted_tiles(dtype);
     let most = tiles.iter().map(|t| t.tiling.tile_m()).max()?;
@@ -763,11 +778,31 @@ pub fn fitted_choice(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine) -> Opti
         let rounds = tiles.div_ceil(gpu.clusters.of(slices as u32) as u64);
         (tiles * slices) as f64 / (rounds * gpu.multiprocessors as u64) as f64
     };
-    let fitting = tiles.iter().enumerate().filter(|(_, t)| t.tiling.tile_m() == rows);
-    // The first of the busiest: `max_by` would take the last.
-    let (tile, kernel) = fitting.rev().max_by(|a, b| busy(a.1).total_cmp(&busy(b.1)))?;
-    let (seconds, slices) = fitted_time(dtype, size, gpu, kernel);
+    let fitting: Vec<(usize, &HopperKernel)> = tiles.iter().enumerate().filter(|(_, t)| t.tiling.tile_m() == rows).collect();
+    let busiest = fitting.iter().map(|(_, kernel)| busy(kernel)).max_by(f64::total_cmp)?;
+    let candidates: Vec<(usize, f64, KSlices, (bool, f64))> = fitting
+        .into_iter()
+        .filter(|(_, kernel)| busy(kernel) == busiest)
+        .map(|(tile, kernel)| {
+            let (seconds, slices) = fitted_time(dtype, size, gpu, kernel);
+            let three = kernel.tiling.consumers() > 2;
+            (tile, seconds, slices, (three, streamed_bytes(kernel, size, slices, gpu)))
+        })
+        .collect();
+    let fastest = candidates.iter().map(|c| c.1).min_by(f64::total_cmp)?;
+    // The first of the tied with two consumers or fewer, then the fewest
+    // bytes: `min_by` keeps the first.
+    let tied = candidates.into_iter().filter(|c| c.1 <= fastest + FITTED_TIE_SECONDS);
+    let (tile, seconds, slices, _) = tied.min_by(|a, b| a.3.0.cmp(&b.3.0).then(a.3.1.total_cmp(&b.3.1)))?;
     Some((tile, seconds, slices))
+}
+
+/// Bytes one SM streams into a swapped kernel's stages over its rounds of
+/// units: a tile's rows of A and columns of the weights, for its slice of K.
+fn streamed_bytes(kernel: &HopperKernel, (m, n, _): (u32, u32, u32), slices: KSlices, gpu: &Machine) -> f64 {
+    let rounds = cluster_rounds(kernel, (m, n), slices, gpu);
+    let (tile_m, tile_n) = (kernel.tiling.tile_m(), kernel.tiling.tiling.tile_n);
+    rounds * (tile_m + tile_n) as f64 * (slices.k_tiles * kernel.tiling.tiling.tile_k) as f64
 }
 
 /// How a rung cuts K, in words: "K whole", "K in 4 slices of 1024", and
@@ -1121,7 +1156,10 @@ mod tests {
             let rounds = kernel.tiling.tiles(size.0, size.1).div_ceil(Machine::H200.clusters.of(slices.count));
             assert_eq!(rounds, 1, "{size:?}: {slices:?}");
         }
-        assert_eq!(pick(Dtype::Bf16, (32, 4608, 3584)), Pick::FittedTiles { tile: tile(32, 64), slices: KSlices::whole(56) });
+        // The 32x64 tiles at Qwen2-7B's qkv, M = 32: 72 tiles with K whole
+        // in one round, not 3 slices in two rounds of clusters.
+        let narrow = fitted_tiles(Dtype::Bf16)[tile(32, 64)];
+        assert_eq!(fitted_time(Dtype::Bf16, (32, 4608, 3584), &Machine::H200, &narrow).1, KSlices::whole(56));
         let size = (32, 37888, 3584);
         let kernel = fitted_tiles(Dtype::Bf16)[tile(32, 64)];
         let (seconds, slices) = fitted_time(Dtype::Bf16, size, &Machine::H200, &kernel);
@@ -1202,6 +1240,25 @@ mod tests {
         };
         assert_eq!([narrow(4096), narrow(6144), narrow(28672)], [64, 128, 128]);
         assert!(fitted_choice(Dtype::F32, (128, 4096, 4096), &Machine::H200).is_none());
+    }
+
+    /// Tiles twice as wide read each row of A for twice the weights: taken
+    /// where they keep the SMs as busy with K as little cut, and where
+    /// DRAM sets the time either way.
+    #[test]
+    fn wider_tiles_where_they_stream_less() {
+        // Phi-3-mini's qkv at M = 64: 72 tiles of 64x128 in one round with
+        // K whole, 144 of 64x64 in a round and a tenth (on the H200 20.1
+        // against 27.5 us).
+        assert_eq!(pick(Dtype::Bf16, (64, 9216, 3072)), Pick::FittedTiles { tile: tile(64, 128), slices: KSlices::whole(48) });
+        // Gate_up at M = 32 and 64: K whole and 85% busy either way, DRAM
+        // the limit; the wider tiles read a third less per SM (63.1 against
+        // 67.9 us at M = 32, 64.4 against 70.9 at M = 64).
+        assert_eq!(pick(Dtype::Bf16, (32, 28672, 4096)), Pick::FittedTiles { tile: tile(32, 128), slices: KSlices::whole(64) });
+        assert_eq!(pick(Dtype::Bf16, (64, 28672, 4096)), Pick::FittedTiles { tile: tile(64, 128), slices: KSlices::whole(64) });
+        // Llama-3-8B's qkv at M = 64: 96 SMs either way, but 64x128 needs
+        // K in 2 slices (18.4 against 20.2 us for 64x64 with K whole).
+        assert_eq!(pick(Dtype::Bf16, (64, 6144, 4096)), Pick::FittedTiles { tile: tile(64, 64), slices: KSlices::whole(64) });
     }
 
     /// With a wave or more of 128x256 tiles the fitted tiles are not

@@ -7,7 +7,7 @@
 //! idle at N = 4096 (16 tiles) and swap 128 KB of partial sums per block
 //! when K is split to fill them. Here the same swapped GEMM
 //! ([`crate::gemm::hopper::swap_ab`], slices added in a cluster) comes in
-//! six more tile shapes, with A's rows as wgmma's N:
+//! eight more tile shapes, with A's rows as wgmma's N:
 //!
 //! - 16 rows × 64 columns (one consumer, 22 stages of 10 KB): twice as many
 //!   tiles as rung 12's, so fewer slices where N is small;
@@ -15,6 +15,10 @@
 //!   half the bytes of A per stage, and half the multiplies, of the 64-row
 //!   tiles, whose second half would be zeros;
 //! - 64 rows × 64 columns (`m64n64k16`, 13 stages of 16 KB), for M ≤ 64;
+//! - 32 and 64 rows × 128 columns (two consumers, 11 stages of 20 KB and 9
+//!   of 24 KB): each row of A read once for twice the weights, where the
+//!   SMs are as busy either way with K cut no finer (a wide N: Llama-3-8B's
+//!   gate_up at M = 64 streams a third less per SM);
 //! - 128 rows × 64 columns (`m64n128k16`, 9 stages of 24 KB): one tile of
 //!   rows at M = 128, so the weights are read once, and twice as many
 //!   tiles as 128×128 where N is small;
@@ -29,7 +33,7 @@
 //! Which one a shape gets is the host's choice ([`TILES`],
 //! `matmul::auto::fitted_choice` in the host crate): the fewest rows that
 //! hold M, then the columns that keep the most SMs streaming, then the
-//! most columns (deeper stages of weights).
+//! least predicted time, then the fewest bytes each SM streams.
 
 use super::r12_swap_ab_cluster::SWAP_AB_CLUSTER;
 use crate::gemm::hopper::{Entry, HopperKernel, HopperTiling, cluster_sum, swap_ab};
@@ -37,7 +41,9 @@ use kernels_macros::kernel;
 
 const SHAPE_16X64: HopperTiling = swap_ab::shape(swap_ab::tiling(16, 1, 22));
 const SHAPE_32X64: HopperTiling = swap_ab::shape(swap_ab::tiling(32, 1, 18));
+const SHAPE_32X128: HopperTiling = swap_ab::shape(swap_ab::tiling(32, 2, 11));
 const SHAPE_64X64: HopperTiling = swap_ab::shape(swap_ab::tiling(64, 1, 13));
+const SHAPE_64X128: HopperTiling = swap_ab::shape(swap_ab::tiling(64, 2, 9));
 const SHAPE_128X64: HopperTiling = swap_ab::shape(swap_ab::tiling(128, 1, 9));
 const SHAPE_128X128: HopperTiling = swap_ab::shape(swap_ab::tiling(128, 2, 6));
 const SHAPE_128X192: HopperTiling = swap_ab::shape(swap_ab::tiling(128, 3, 5));
@@ -47,6 +53,8 @@ const _: () = {
     assert!(cluster_sum::scratch_bytes(1, 16 / 8) <= SHAPE_16X64.tiling.stages * SHAPE_16X64.stage_bytes);
     assert!(cluster_sum::scratch_bytes(1, 32 / 8) <= SHAPE_32X64.tiling.stages * SHAPE_32X64.stage_bytes);
     assert!(cluster_sum::scratch_bytes(1, 64 / 8) <= SHAPE_64X64.tiling.stages * SHAPE_64X64.stage_bytes);
+    assert!(cluster_sum::scratch_bytes(2, 32 / 8) <= SHAPE_32X128.tiling.stages * SHAPE_32X128.stage_bytes);
+    assert!(cluster_sum::scratch_bytes(2, 64 / 8) <= SHAPE_64X128.tiling.stages * SHAPE_64X128.stage_bytes);
     assert!(cluster_sum::scratch_bytes(1, 128 / 8) <= SHAPE_128X64.tiling.stages * SHAPE_128X64.stage_bytes);
     assert!(cluster_sum::scratch_bytes(2, 128 / 8) <= SHAPE_128X128.tiling.stages * SHAPE_128X128.stage_bytes);
     assert!(cluster_sum::scratch_bytes(3, 128 / 8) <= SHAPE_128X192.tiling.stages * SHAPE_128X192.stage_bytes);
@@ -54,6 +62,8 @@ const _: () = {
 
 pub const SWAP_AB_16X64: HopperKernel = HopperKernel { entry: Entry::Bf16ClusterSplit(BF16_WGMMA_SWAP_AB_16X64), tiling: SHAPE_16X64 };
 pub const SWAP_AB_32X64: HopperKernel = HopperKernel { entry: Entry::Bf16ClusterSplit(BF16_WGMMA_SWAP_AB_32X64), tiling: SHAPE_32X64 };
+pub const SWAP_AB_32X128: HopperKernel = HopperKernel { entry: Entry::Bf16ClusterSplit(BF16_WGMMA_SWAP_AB_32X128), tiling: SHAPE_32X128 };
+pub const SWAP_AB_64X128: HopperKernel = HopperKernel { entry: Entry::Bf16ClusterSplit(BF16_WGMMA_SWAP_AB_64X128), tiling: SHAPE_64X128 };
 pub const SWAP_AB_64X64: HopperKernel = HopperKernel { entry: Entry::Bf16ClusterSplit(BF16_WGMMA_SWAP_AB_64X64), tiling: SHAPE_64X64 };
 pub const SWAP_AB_128X64: HopperKernel = HopperKernel { entry: Entry::Bf16ClusterSplit(BF16_WGMMA_SWAP_AB_128X64), tiling: SHAPE_128X64 };
 pub const SWAP_AB_128X128: HopperKernel =
@@ -61,13 +71,19 @@ pub const SWAP_AB_128X128: HopperKernel =
 pub const SWAP_AB_128X192: HopperKernel =
     HopperKernel { entry: Entry::Bf16ClusterSplit(BF16_WGMMA_SWAP_AB_128X192), tiling: SHAPE_128X192 };
 
-/// The tile shapes this rung chooses from, fewest rows first, then most
-/// columns: rung 12's 16×128, then this rung's six; 128×192 last, so
-/// that it is taken only where it keeps more SMs busy than the others
-/// (three consumers ran Llama-3-8B's qkv at M = 128 in 23.8 µs where two,
-/// as busy, took 20.6).
-pub const TILES: [HopperKernel; 7] =
-    [SWAP_AB_CLUSTER, SWAP_AB_16X64, SWAP_AB_32X64, SWAP_AB_64X64, SWAP_AB_128X128, SWAP_AB_128X64, SWAP_AB_128X192];
+/// The tile shapes this rung chooses from, fewest rows first: rung 12's
+/// 16×128, then this rung's eight; the order breaks only exact ties.
+pub const TILES: [HopperKernel; 9] = [
+    SWAP_AB_CLUSTER,
+    SWAP_AB_16X64,
+    SWAP_AB_32X64,
+    SWAP_AB_32X128,
+    SWAP_AB_64X64,
+    SWAP_AB_64X128,
+    SWAP_AB_128X128,
+    SWAP_AB_128X64,
+    SWAP_AB_128X192,
+];
 
 /// Rung 12's kernel over tiles of 16 rows of A × 64 columns of B.
 #[kernel(sm_90a, bounds(SHAPE_16X64.threads(), 1))]
@@ -148,6 +164,34 @@ pub unsafe fn bf16_wgmma_swap_ab_128x192(m: u32, n: u32, k: u32, maps: *const u6
             { SHAPE_128X192.consumers() },
             { SHAPE_128X192.tiling.stages },
             { SHAPE_128X192.tiling.tile_m as usize / 2 },
+            true,
+        >(m, n, k, maps.cast(), c, slice_k_tiles)
+    }
+}
+
+/// Rung 12's kernel over tiles of 32 rows of A × 128 columns of B.
+#[kernel(sm_90a, bounds(SHAPE_32X128.threads(), 1))]
+pub unsafe fn bf16_wgmma_swap_ab_32x128(m: u32, n: u32, k: u32, maps: *const u64, c: *mut f32, slice_k_tiles: u32) {
+    unsafe {
+        swap_ab::body::<
+            { SHAPE_32X128.tiling.tile_m },
+            { SHAPE_32X128.consumers() },
+            { SHAPE_32X128.tiling.stages },
+            { SHAPE_32X128.tiling.tile_m as usize / 2 },
+            true,
+        >(m, n, k, maps.cast(), c, slice_k_tiles)
+    }
+}
+
+/// Rung 12's kernel over tiles of 64 rows of A × 128 columns of B.
+#[kernel(sm_90a, bounds(SHAPE_64X128.threads(), 1))]
+pub unsafe fn bf16_wgmma_swap_ab_64x128(m: u32, n: u32, k: u32, maps: *const u64, c: *mut f32, slice_k_tiles: u32) {
+    unsafe {
+        swap_ab::body::<
+            { SHAPE_64X128.tiling.tile_m },
+            { SHAPE_64X128.consumers() },
+            { SHAPE_64X128.tiling.stages },
+            { SHAPE_64X128.tiling.tile_m as usize / 2 },
             true,
         >(m, n, k, maps.cast(), c, slice_k_tiles)
     }
