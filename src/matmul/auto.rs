@@ -758,16 +758,15 @@ pub const FITTED_TIE_SECONDS: f64 = 1e-6;
 /// - among the equally busy, the least predicted time: where the wider
 ///   tiles need K in more slices, their exchange costs more than the
 ///   narrower ones' extra reads of A (Llama-3-8B's qkv at M = 64, 96 SMs
-///   either way: 64×64 with K whole 18.4 µs, 64×128 in 2 slices 20.2);
+///   either way: 64×64 with K whole 19.3 µs, 64×128 in 2 slices 20.8);
 /// - within [`FITTED_TIE_SECONDS`] of it, the fewest bytes each SM
 ///   streams (its units' rows of A and columns of the weights, over its
 ///   rounds): where DRAM sets the time either way, an SM that reads less
 ///   keeps up with it (Llama-3-8B's gate_up at M = 64, K whole, 85% busy
-///   either way: 64×128 64.4 µs, 64×64 70.9; qkv at M ≤ 16, 96 SMs either
+///   either way: 64×128 65.2 µs, 64×64 72.1; qkv at M ≤ 16, 96 SMs either
 ///   way: 16×128 in 2 slices 2-6% faster than 16×64 with K whole). Then
 ///   the list's order. Three consumers lose a tie whatever their bytes
-///   (as busy as 128 × 128, 128 × 192 ran qkv at M = 128 in 23.8 µs
-///   against 20.6).
+///   (128×192 above).
 pub fn fitted_choice(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine) -> Option<(usize, f64, KSlices)> {
     let tiles = fitted_tiles(dtype);
     let most = tiles.iter().map(|t| t.tiling.tile_m()).max()?;
@@ -1249,15 +1248,16 @@ mod tests {
     fn wider_tiles_where_they_stream_less() {
         // Phi-3-mini's qkv at M = 64: 72 tiles of 64x128 in one round with
         // K whole, 144 of 64x64 in a round and a tenth (on the H200 20.1
-        // against 27.5 us).
+        // against 27.8 us).
         assert_eq!(pick(Dtype::Bf16, (64, 9216, 3072)), Pick::FittedTiles { tile: tile(64, 128), slices: KSlices::whole(48) });
         // Gate_up at M = 32 and 64: K whole and 85% busy either way, DRAM
-        // the limit; the wider tiles read a third less per SM (63.1 against
-        // 67.9 us at M = 32, 64.4 against 70.9 at M = 64).
+        // the limit; the wider tiles read a sixth (M = 32) and a quarter
+        // (M = 64) less per SM (64.0 against 69.3 us at M = 32, 65.2
+        // against 72.1 at M = 64).
         assert_eq!(pick(Dtype::Bf16, (32, 28672, 4096)), Pick::FittedTiles { tile: tile(32, 128), slices: KSlices::whole(64) });
         assert_eq!(pick(Dtype::Bf16, (64, 28672, 4096)), Pick::FittedTiles { tile: tile(64, 128), slices: KSlices::whole(64) });
         // Llama-3-8B's qkv at M = 64: 96 SMs either way, but 64x128 needs
-        // K in 2 slices (18.4 against 20.2 us for 64x64 with K whole).
+        // K in 2 slices (20.8 us, against 19.3 for 64x64 with K whole).
         assert_eq!(pick(Dtype::Bf16, (64, 6144, 4096)), Pick::FittedTiles { tile: tile(64, 64), slices: KSlices::whole(64) });
     }
 

@@ -18,7 +18,7 @@
 //! - 32 and 64 rows × 128 columns (two consumers, 11 stages of 20 KB and 9
 //!   of 24 KB): each row of A read once for twice the weights, where the
 //!   SMs are as busy either way with K cut no finer (a wide N: Llama-3-8B's
-//!   gate_up at M = 64 streams a third less per SM);
+//!   gate_up at M = 64 streams a quarter less per SM);
 //! - 128 rows × 64 columns (`m64n128k16`, 9 stages of 24 KB): one tile of
 //!   rows at M = 128, so the weights are read once, and twice as many
 //!   tiles as 128×128 where N is small;
