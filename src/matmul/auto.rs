@@ -779,21 +779,32 @@ pub fn fitted_choice(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine) -> Opti
     };
     let fitting: Vec<(usize, &HopperKernel)> = tiles.iter().enumerate().filter(|(_, t)| t.tiling.tile_m() == rows).collect();
     let busiest = fitting.iter().map(|(_, kernel)| busy(kernel)).max_by(f64::total_cmp)?;
-    let candidates: Vec<(usize, f64, KSlices, (bool, f64))> = fitting
+    let candidates: Vec<FittedCandidate> = fitting
         .into_iter()
         .filter(|(_, kernel)| busy(kernel) == busiest)
         .map(|(tile, kernel)| {
             let (seconds, slices) = fitted_time(dtype, size, gpu, kernel);
-            let three = kernel.tiling.consumers() > 2;
-            (tile, seconds, slices, (three, streamed_bytes(kernel, size, slices, gpu)))
+            let three_consumers = kernel.tiling.consumers() > 2;
+            FittedCandidate { tile, seconds, slices, three_consumers, streamed: streamed_bytes(kernel, size, slices, gpu) }
         })
         .collect();
-    let fastest = candidates.iter().map(|c| c.1).min_by(f64::total_cmp)?;
-    // The first of the tied with two consumers or fewer, then the fewest
-    // bytes: `min_by` keeps the first.
-    let tied = candidates.into_iter().filter(|c| c.1 <= fastest + FITTED_TIE_SECONDS);
-    let (tile, seconds, slices, _) = tied.min_by(|a, b| a.3.0.cmp(&b.3.0).then(a.3.1.total_cmp(&b.3.1)))?;
-    Some((tile, seconds, slices))
+    let fastest = candidates.iter().map(|c| c.seconds).min_by(f64::total_cmp)?;
+    // Of the tied, two consumers or fewer, then the fewest bytes, then the
+    // first (`min_by` keeps the first of equals).
+    let tied = candidates.into_iter().filter(|c| c.seconds <= fastest + FITTED_TIE_SECONDS);
+    let chosen = tied.min_by(|a, b| a.three_consumers.cmp(&b.three_consumers).then(a.streamed.total_cmp(&b.streamed)))?;
+    Some((chosen.tile, chosen.seconds, chosen.slices))
+}
+
+/// One of the equally busy tile shapes [`fitted_choice`] weighs.
+struct FittedCandidate {
+    /// Its number in [`fitted_tiles`].
+    tile: usize,
+    seconds: f64,
+    slices: KSlices,
+    three_consumers: bool,
+    /// Bytes each SM streams ([`streamed_bytes`]).
+    streamed: f64,
 }
 
 /// Bytes one SM streams into a swapped kernel's stages over its rounds of
