@@ -696,12 +696,20 @@ pub fn deep_k_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine, kern
 /// deep-K rungs' models add their own fixed costs to it.
 fn swapped_limit(dtype: Dtype, gpu: &Machine, kernel: &HopperKernel, (slices, rounds): (KSlices, f64), dram_bytes: f64) -> f64 {
     let (tile_m, tile_n) = (kernel.tiling.tile_m(), kernel.tiling.tiling.tile_n);
-    let slice_k = (slices.k_tiles * kernel.tiling.tiling.tile_k) as f64;
-    let unit_bytes = input_bytes(dtype) * (tile_m + tile_n) as f64 * slice_k;
-    let streaming = rounds * unit_bytes / FITTED_SM_BYTES_PER_SECOND;
+    let slice_k = slices.k_tiles * kernel.tiling.tiling.tile_k;
+    let streaming = rounds * unit_bytes(dtype, kernel, slices) / FITTED_SM_BYTES_PER_SECOND;
     let dram = dram_bytes / (gpu.dram_bytes * SWAP_AB_STREAM_EFFICIENCY);
-    let arithmetic = rounds * tile_seconds(dtype, (tile_m, tile_n), slice_k as u32, gpu, FITTED_TILE_EFFICIENCY);
+    let arithmetic = rounds * tile_seconds(dtype, (tile_m, tile_n), slice_k, gpu, FITTED_TILE_EFFICIENCY);
     streaming.max(dram).max(arithmetic)
+}
+
+/// Bytes a swapped kernel's block streams into its stages for one unit:
+/// its tile's rows of A (all of them, even those below M) and columns of
+/// the weights, over its slice of K.
+fn unit_bytes(dtype: Dtype, kernel: &HopperKernel, slices: KSlices) -> f64 {
+    let (tile_m, tile_n) = (kernel.tiling.tile_m(), kernel.tiling.tiling.tile_n);
+    let slice_k = (slices.k_tiles * kernel.tiling.tiling.tile_k) as f64;
+    input_bytes(dtype) * (tile_m + tile_n) as f64 * slice_k
 }
 
 /// One tile shape of the fitted-tiles rung: its predicted time and cut.
@@ -785,7 +793,8 @@ pub fn fitted_choice(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine) -> Opti
         .map(|(tile, kernel)| {
             let (seconds, slices) = fitted_time(dtype, size, gpu, kernel);
             let three_consumers = kernel.tiling.consumers() > 2;
-            FittedCandidate { tile, seconds, slices, three_consumers, streamed: streamed_bytes(kernel, size, slices, gpu) }
+            let streamed = cluster_rounds(kernel, (size.0, size.1), slices, gpu) * unit_bytes(dtype, kernel, slices);
+            FittedCandidate { tile, seconds, slices, three_consumers, streamed }
         })
         .collect();
     let fastest = candidates.iter().map(|c| c.seconds).min_by(f64::total_cmp)?;
@@ -803,16 +812,9 @@ struct FittedCandidate {
     seconds: f64,
     slices: KSlices,
     three_consumers: bool,
-    /// Bytes each SM streams ([`streamed_bytes`]).
+    /// Bytes each SM streams: a unit's ([`unit_bytes`]) for each of its
+    /// rounds.
     streamed: f64,
-}
-
-/// Bytes one SM streams into a swapped kernel's stages over its rounds of
-/// units: a tile's rows of A and columns of the weights, for its slice of K.
-fn streamed_bytes(kernel: &HopperKernel, (m, n, _): (u32, u32, u32), slices: KSlices, gpu: &Machine) -> f64 {
-    let rounds = cluster_rounds(kernel, (m, n), slices, gpu);
-    let (tile_m, tile_n) = (kernel.tiling.tile_m(), kernel.tiling.tiling.tile_n);
-    rounds * (tile_m + tile_n) as f64 * (slices.k_tiles * kernel.tiling.tiling.tile_k) as f64
 }
 
 /// How a rung cuts K, in words: "K whole", "K in 4 slices of 1024", and
@@ -1168,10 +1170,9 @@ mod tests {
         }
         // The 32x64 tiles at Qwen2-7B's qkv, M = 32: 72 tiles with K whole
         // in one round, not 3 slices in two rounds of clusters.
-        let narrow = fitted_tiles(Dtype::Bf16)[tile(32, 64)];
-        assert_eq!(fitted_time(Dtype::Bf16, (32, 4608, 3584), &Machine::H200, &narrow).1, KSlices::whole(56));
-        let size = (32, 37888, 3584);
         let kernel = fitted_tiles(Dtype::Bf16)[tile(32, 64)];
+        assert_eq!(fitted_time(Dtype::Bf16, (32, 4608, 3584), &Machine::H200, &kernel).1, KSlices::whole(56));
+        let size = (32, 37888, 3584);
         let (seconds, slices) = fitted_time(Dtype::Bf16, size, &Machine::H200, &kernel);
         assert_eq!((slices.count, cluster_rounds(&kernel, (32, 37888), slices, &Machine::H200)), (1, 5.0));
         let dram = min_bytes(size, 2.0) / (Machine::H200.dram_bytes * SWAP_AB_STREAM_EFFICIENCY);
