@@ -23,7 +23,7 @@ sanitize_bf16() {
         > "$OUT/sanitizer-bf16-$tool.txt" 2>&1
     echo "exit code $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Error|Hazard" "$OUT/sanitizer-bf16-$tool.txt" | head -5
     # The clustered rungs with several tiles per cluster and only 3 k-tiles each.
-    compute-sanitizer --tool $tool "${skip[@]}" --error-exitcode 9 $B/ptx-ladder matmul --dtype bf16 --m 1040 --n 4104 --k 136 --rungs 6,7 --reps 1 --warmup 0 \
+    compute-sanitizer --tool $tool "${skip[@]}" --error-exitcode 9 $B/ptx-ladder matmul --dtype bf16 --m 1040 --n 4104 --k 136 --rungs 6,7,14,16 --reps 1 --warmup 0 \
         > "$OUT/sanitizer-bf16-tiles-$tool.txt" 2>&1
     echo "exit code $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Error|Hazard" "$OUT/sanitizer-bf16-tiles-$tool.txt" | head -5
     # The split-K rungs (9-13, 15) with K in 8 slices (the last of 2 k-tiles), a tile-row

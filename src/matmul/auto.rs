@@ -14,10 +14,10 @@
 //!   except that the hidden share grows with the share of the tiles' rows
 //!   that hold rows of A: full tiles hide the shorter time wholly
 //!   (`combined_tiles`);
-//! - the **narrow tiles** rung (BF16 rung 14) is rung 7 with tiles 192
-//!   wide: more tiles of three quarters the work, so a last wave that
-//!   128×256 tiles fill only partly can come out fuller
-//!   ([`narrow_time`]);
+//! - the **narrow tiles** rungs (BF16 rungs 14 and 16) are rung 7 with
+//!   tiles 192 and 128 wide: more tiles of three quarters or half the
+//!   work, so a last wave that 128×256 tiles fill only partly can come out
+//!   fuller ([`narrow_time`]);
 //! - the **split-K** tensor-core rung (BF16 rung 9, SGEMM rung 14) cuts K
 //!   into slices until the tiles × slices fill the SMs
 //!   ([`kernels_gpu::gemm::split_k`]): the same tiles' arithmetic spread
@@ -114,6 +114,13 @@ pub const TILED_TF32X3_EFFICIENCY: f64 = 0.112;
 /// it came out at 0.88-0.95, because rung 7's half-empty wave runs faster
 /// than a full one; the rounds still decide those shapes by 17-30%.
 pub const NARROW_TILE_EFFICIENCY: f64 = 0.96;
+
+/// The same for BF16 rung 16's 128×128 tiles: each k-tile's A is shared
+/// by 128 columns, and each wgmma reads its slice of A for half of rung
+/// 7's multiplies. Measured on the H200 where every width filled its
+/// rounds: 8192³ 0.92, 4096³ 0.94, qkv at M = 8192 0.93, Llama-3-70B's o
+/// at M = 4096 0.92.
+pub const TILES_128_EFFICIENCY: f64 = 0.93;
 
 /// The split-K rung against rung 7, per full tile: its body is rung 4's
 /// (C stored from registers, not by TMA behind the next tile's
@@ -312,8 +319,9 @@ pub enum Pick {
     SmallM(SmallMPlan),
     /// The ladder's top tensor-core rung.
     Tiled,
-    /// The ladder's tiled rung with narrower tiles (BF16 rung 14).
-    NarrowTiles,
+    /// The ladder's tiled rung with narrower tiles: number `0` of
+    /// [`narrow_kernels`] (BF16 rungs 14 and 16).
+    NarrowTiles(usize),
     /// The ladder's split-K tensor-core rung, K cut as given.
     SplitK(KSlices),
     /// The ladder's split-K rung that adds the slices in a cluster.
@@ -343,8 +351,8 @@ pub struct Choice {
     /// None where the tiled rung cannot run (not Hopper, or a shape its
     /// TMA copies cannot take).
     pub tiled_seconds: Option<f64>,
-    /// None where the ladder has no narrow-tiles rung, or the tiled rung
-    /// cannot run.
+    /// The fastest of the narrow-tiles rungs; None where the ladder has
+    /// none, or the tiled rung cannot run.
     pub narrow_seconds: Option<f64>,
     /// None where the split-K rung cannot run (as the tiled rung).
     pub split_seconds: Option<f64>,
@@ -375,12 +383,12 @@ pub fn split_kernel(dtype: Dtype) -> &'static HopperKernel {
     }
 }
 
-/// The ladder's tiled rung with 128×192 tiles: BF16 rung 14; the SGEMM
-/// ladder has none.
-pub fn narrow_kernel(dtype: Dtype) -> Option<&'static HopperKernel> {
+/// The ladder's tiled rungs with narrower tiles, widest first: BF16 rungs
+/// 14 (128×192) and 16 (128×128); the SGEMM ladder has none.
+pub fn narrow_kernels(dtype: Dtype) -> &'static [HopperKernel] {
     match dtype {
-        Dtype::Bf16 => Some(&kernels_gpu::bf16::r14_narrow_tiles::NARROW_TILES),
-        Dtype::F32 => None,
+        Dtype::Bf16 => &[kernels_gpu::bf16::r14_narrow_tiles::NARROW_TILES, kernels_gpu::bf16::r16_tiles_128x128::TILES_128X128],
+        Dtype::F32 => &[],
     }
 }
 
@@ -502,12 +510,13 @@ pub fn tiled_time(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine) -> (f64, u
     tiled_time_of(dtype, size, gpu, tiled_kernel(dtype), 1.0)
 }
 
-/// The narrow-tiles rung's predicted time and tiles: as [`tiled_time`]
-/// over its own tiles (three quarters of rung 7's work each, so more of
-/// them, in waves of their own), at [`NARROW_TILE_EFFICIENCY`] of rung
-/// 7's rate per FLOP.
+/// A narrow-tiles rung's predicted time and tiles: as [`tiled_time`]
+/// over its own tiles (three quarters or half of rung 7's work each, so
+/// more of them, in waves of their own), at [`NARROW_TILE_EFFICIENCY`] or
+/// [`TILES_128_EFFICIENCY`] of rung 7's rate per FLOP.
 pub fn narrow_time(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, kernel: &HopperKernel) -> (f64, u64) {
-    tiled_time_of(dtype, size, gpu, kernel, NARROW_TILE_EFFICIENCY)
+    let efficiency = if kernel.tiling.tiling.tile_n > 128 { NARROW_TILE_EFFICIENCY } else { TILES_128_EFFICIENCY };
+    tiled_time_of(dtype, size, gpu, kernel, efficiency)
 }
 
 /// A tiled kernel's time: its waves of tiles at `efficiency` of the tiled
@@ -873,13 +882,17 @@ pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tensor_cores: 
     };
     let mut candidates =
         vec![(Pick::SmallM(plan), small_m_seconds, small_m_why), (Pick::Tiled, tiled_seconds, "tensor-core tiles".to_string())];
-    let narrow_seconds = narrow_kernel(dtype).map(|kernel| {
-        let (seconds, narrow_tiles) = narrow_time(dtype, size, gpu, kernel);
-        let (tile_m, tile_n) = (kernel.tiling.tile_m(), kernel.tiling.tiling.tile_n);
-        let why = format!("tensor-core tiles of {tile_m}x{tile_n}, {}", rounds_words(narrow_tiles, kernel.tiling.cluster, gpu));
-        candidates.push((Pick::NarrowTiles, seconds, why));
-        seconds
-    });
+    let narrow_seconds = narrow_kernels(dtype)
+        .iter()
+        .enumerate()
+        .map(|(number, kernel)| {
+            let (seconds, narrow_tiles) = narrow_time(dtype, size, gpu, kernel);
+            let (tile_m, tile_n) = (kernel.tiling.tile_m(), kernel.tiling.tiling.tile_n);
+            let why = format!("tensor-core tiles of {tile_m}x{tile_n}, {}", rounds_words(narrow_tiles, kernel.tiling.cluster, gpu));
+            candidates.push((Pick::NarrowTiles(number), seconds, why));
+            seconds
+        })
+        .min_by(f64::total_cmp);
     let split_why = match slices.count {
         1 => "tensor-core tiles of the split-K rung, K whole".to_string(),
         _ => format!("tensor-core tiles, {}", cut_words(slices, kernel.tiling.tiling.tile_k, false)),
@@ -921,7 +934,8 @@ pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tensor_cores: 
         candidates.push((Pick::FittedTiles { tile, slices }, seconds, why));
         seconds
     });
-    let predicted: Vec<String> = candidates.iter().map(|(pick, seconds, _)| format!("{} {:.0}", short_name(pick), seconds * 1e6)).collect();
+    let predicted: Vec<String> =
+        candidates.iter().map(|(pick, seconds, _)| format!("{} {:.0}", short_name(dtype, pick), seconds * 1e6)).collect();
     let (pick, _, chosen) = candidates.into_iter().min_by(|a, b| a.1.total_cmp(&b.1)).expect("candidates");
     let why = format!("{roofline}; {waves}; predicted us: {}: {chosen}", predicted.join(", "));
     Choice {
@@ -954,18 +968,19 @@ fn rounds_words(tiles: u64, cluster: u32, gpu: &Machine) -> String {
 }
 
 /// A candidate's name in the reason.
-fn short_name(pick: &Pick) -> &'static str {
-    match pick {
+fn short_name(dtype: Dtype, pick: &Pick) -> String {
+    let name = match pick {
         Pick::SmallM(_) => "small-M",
         Pick::Tiled => "tiled",
-        Pick::NarrowTiles => "narrow tiles",
+        Pick::NarrowTiles(number) => return format!("{}-wide tiles", narrow_kernels(dtype)[*number].tiling.tiling.tile_n),
         Pick::SplitK(_) => "split-K",
         Pick::ClusterSplitK(_) => "cluster split-K",
         Pick::SplitB(_) => "split-B",
         Pick::SwapAb(_) => "swap-AB",
         Pick::DeepK(_) => "deep-K",
         Pick::FittedTiles { .. } => "fitted tiles",
-    }
+    };
+    name.to_string()
 }
 
 #[cfg(test)]
@@ -1185,7 +1200,7 @@ mod tests {
     /// per byte and win.
     #[test]
     fn narrow_tiles_fill_a_last_round() {
-        let narrow = |size: (u32, u32, u32)| pick(Dtype::Bf16, size) == Pick::NarrowTiles;
+        let narrow = |size: (u32, u32, u32)| pick(Dtype::Bf16, size) == Pick::NarrowTiles(0);
         // Llama-3-8B's qkv at M = 1024: 192 tiles in 2 rounds (the last 45%
         // full) against 256 in 2 (94%); measured 90.2 against 71.3 us.
         assert!(narrow((1024, 6144, 4096)));
@@ -1201,6 +1216,28 @@ mod tests {
         assert!(choice.why.contains("128x256: 192 tiles in 2 rounds, the last 45% full"), "{}", choice.why);
         assert!(choice.why.ends_with("tensor-core tiles of 128x192, 256 tiles in 2 rounds, the last 94% full"), "{}", choice.why);
         assert!(choose(Dtype::F32, (1024, 6144, 4096), &Machine::H200, true).narrow_seconds.is_none());
+    }
+
+    /// Where 192 columns still leave a last round mostly empty, 128x128
+    /// tiles fill it; where 256 or 192 fill theirs, those win.
+    #[test]
+    fn tiles_128_wide_where_wider_ones_leave_a_round_empty() {
+        let tiles_128 = |size: (u32, u32, u32)| pick(Dtype::Bf16, size) == Pick::NarrowTiles(1);
+        // Llama-3-70B's qkv at M = 1024: 320 tiles of 128x256 in 3 rounds
+        // (the last 42% full), 432 of 128x192 in 4 (27%), 640 of 128x128
+        // in 5 (85%); measured 253.3, 259.3 and 230.5 us.
+        assert!(tiles_128((1024, 10240, 8192)));
+        // M = 512, o: 64 tiles of 128x256 and 88 of 128x192 leave half the
+        // SMs idle, 128 of 128x128 fill one round (45.8, 36.7, 28.2 us).
+        assert!(tiles_128((512, 4096, 4096)) && tiles_128((512, 3584, 3584)));
+        // Full rounds of the wider tiles: squares, qkv at M = 1024 (256 of
+        // 128x192 in 2 rounds, 94%), gate_up.
+        for size in [(4096, 4096, 4096), (8192, 8192, 8192), (1024, 6144, 4096), (1024, 28672, 4096), (8192, 6144, 4096)] {
+            assert!(!tiles_128(size), "{size:?}");
+        }
+        let choice = choose(Dtype::Bf16, (1024, 10240, 8192), &Machine::H200, true);
+        assert!(choice.why.ends_with("tensor-core tiles of 128x128, 640 tiles in 5 rounds, the last 85% full"), "{}", choice.why);
+        assert!(choice.why.contains("192-wide tiles") && choice.why.contains("128-wide tiles"), "{}", choice.why);
     }
 
     #[test]

@@ -108,6 +108,7 @@ pub fn ladder() -> Ladder<bf16> {
         rung("13", "tiles fitted to the shape", &FittedTilesRung),
         rung("14", "128x192 tiles: full waves", &k::r14_narrow_tiles::NARROW_TILES),
         rung("15", "deep K: 64x64, all SMs", &k::r15_deep_k::DEEP_K),
+        rung("16", "128x128: fuller last round", &k::r16_tiles_128x128::TILES_128X128),
         rung("auto", "auto: picked per shape", &AutoRung),
     ];
     // Rung 13's tile shapes (the first is rung 12's), each by its name.
@@ -153,7 +154,7 @@ mod tests {
         assert_eq!(ids("1-3"), ["1", "2", "3"]);
         assert_eq!(ids("bf16_mma_sync"), ["1"]);
         assert_eq!(ids("bf16_wgmma_persistent,2"), ["2", "4"]);
-        assert_eq!(ids("all").len(), 16);
+        assert_eq!(ids("all").len(), 17);
         assert_eq!(ids("auto"), ["auto"]);
     }
 
@@ -161,10 +162,10 @@ mod tests {
     /// SGEMM ladder's.
     #[test]
     fn bad_selections_list_the_bf16_rungs() {
-        let err = ladder().select("16").err().unwrap();
+        let err = ladder().select("17").err().unwrap();
         assert_eq!(
             err.message(),
-            "--rungs: no rung '16' (the BF16 ladder's rungs are 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, auto; ranges like 1-4, lists like 1,9,auto, \
+            "--rungs: no rung '17' (the BF16 ladder's rungs are 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, auto; ranges like 1-4, lists like 1,9,auto, \
              kernel names (like bf16_mma_sync) and all work)"
         );
     }

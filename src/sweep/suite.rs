@@ -128,6 +128,8 @@ mod tests {
             ("sweep-deep-k.csv", &["sweep-h200-bf16-deep-k.json", "sweep-h200-f32-deep-k.json"][..]),
             ("sweep-other-models.csv", &["sweep-h200-bf16-other-models.json"][..]),
             ("sweep-medium-m.csv", &["sweep-h200-bf16-medium-m.json"][..]),
+            ("sweep-m32-m64.csv", &["sweep-h200-bf16-m32-m64.json"][..]),
+            ("sweep-large-m.csv", &["sweep-h200-bf16-large-m.json"][..]),
         ] {
             let shapes = parse(&read(suite)).unwrap();
             for table in tables {

@@ -47,6 +47,6 @@ pub const DEFERRED: HopperKernel = HopperKernel { entry: Entry::Bf16Store(BF16_W
 /// k-tiles. 384 threads, one block per multiprocessor, clusters of 2.
 #[kernel(sm_90a, bounds(SHAPE.threads(), 1), cluster(SHAPE.cluster))]
 pub unsafe fn bf16_wgmma_deferred(m: u32, n: u32, k: u32, maps: *const u64) {
-    unsafe { deferred::body::<256, 128, 64>(m, n, k, maps.cast()) }
+    unsafe { deferred::body::<256, { SHAPE.tiling.stages }, 128, 64>(m, n, k, maps.cast()) }
 }
 // ANCHOR_END: rung

@@ -34,6 +34,6 @@ pub const NARROW_TILES: HopperKernel = HopperKernel { entry: Entry::Bf16Store(BF
 /// 384 threads, one block per multiprocessor, clusters of 2.
 #[kernel(sm_90a, bounds(SHAPE.threads(), 1), cluster(SHAPE.cluster))]
 pub unsafe fn bf16_wgmma_128x192(m: u32, n: u32, k: u32, maps: *const u64) {
-    unsafe { deferred::body::<TILE_N, 96, 48>(m, n, k, maps.cast()) }
+    unsafe { deferred::body::<TILE_N, { SHAPE.tiling.stages }, 96, 48>(m, n, k, maps.cast()) }
 }
 // ANCHOR_END: rung

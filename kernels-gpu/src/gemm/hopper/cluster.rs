@@ -1,5 +1,5 @@
-//! The block setup and producer of the clustered BF16 rungs (6, 7 and
-//! 14): two blocks of a cluster compute two tiles of C stacked along M and
+//! The block setup and producer of the clustered BF16 rungs (6, 7, 14 and
+//! 16): two blocks of a cluster compute two tiles of C stacked along M and
 //! share B's tiles, each producer multicasting its share of B's boxes into
 //! both blocks; the stage ring is shared across the pair
 //! (`ring::Ring::clustered`).
@@ -21,17 +21,16 @@ mod device {
     use crate::gpu::hopper::tma::{self, TensorMap};
     use crate::gpu::hopper::{cluster_rank, shared_address, sync_cluster};
 
-    const STAGES: u32 = TILING.stages;
     const TILE_M: u32 = TILING.tile_m;
     const TILE_K: u32 = TILING.tile_k;
     const CONSUMERS: u32 = TILE_M / 64;
     const EVERY_BLOCK: u16 = (1 << CLUSTER) - 1;
 
     /// What a block of a clustered rung sets up before its warpgroups part:
-    /// the stages (of tiles `N` columns wide), the staging area after them,
+    /// the `STAGES` stages (of tiles `N` columns wide), the staging area after them,
     /// the ring shared with the other block, and the walk of the cluster
     /// over pairs of tiles.
-    pub struct ClusterBlock<const N: u32> {
+    pub struct ClusterBlock<const N: u32, const STAGES: u32> {
         pub tiles: Stages<N>,
         /// First byte after the stages: the epilogue's staging.
         pub staging: u32,
@@ -44,7 +43,7 @@ mod device {
         band: u32,
     }
 
-    impl<const N: u32> ClusterBlock<N> {
+    impl<const N: u32, const STAGES: u32> ClusterBlock<N, STAGES> {
         /// B's 64-column boxes per stage.
         const B_BOXES: u32 = N / 64;
         /// The most boxes one producer loads and multicasts: the first
@@ -61,7 +60,7 @@ mod device {
             (maps, map_count): (*const TensorMap, u32),
             staging_bytes: u32,
             band: u32,
-        ) -> ClusterBlock<N> {
+        ) -> ClusterBlock<N, STAGES> {
             if gpu::thread_idx().x == 0 {
                 unsafe { tma::prefetch_maps(maps, map_count) };
             }

@@ -1,6 +1,6 @@
 //! The clustered GEMM whose warps store C themselves, half of each tile
-//! behind the next tile's first wgmmas (BF16 rungs 7 and 14), generic over
-//! the tile's width `N` (256 or 192 columns).
+//! behind the next tile's first wgmmas (BF16 rungs 7, 14 and 16), generic over
+//! the tile's width `N` (256, 192 or 128 columns).
 //!
 //! - **Each warp stores its own rows.** A warp writes its 16 rows of a
 //!   32-column chunk into one of its own two 2 KB slots, fences, and its
@@ -36,10 +36,15 @@ const EPILOGUE_BYTES: u32 = CONSUMERS * WARPS * SLOTS * SLOT_BYTES;
 
 /// The shape of the kernel over tiles of 128 rows × `tile_n` columns:
 /// a producer warpgroup and two consumers, one block per SM, clusters of
-/// 2, the stages of the BF16 rungs (4 deep) and the warps' store slots.
+/// 2, the warps' store slots, and as many stages as fit beside them: 4 of
+/// 256 or 192 columns, 6 of 128 (whose stage holds half the multiplies of
+/// 256's, so more of them keep as much work in flight).
 pub const fn shape(tile_n: u32) -> HopperTiling {
+    let room = 227 * 1024 - EPILOGUE_BYTES - crate::gpu::hopper::descriptor::ATOM_BYTES;
+    // Each stage also has its two mbarriers.
+    let stages = room / (stage_bytes(tile_n) + 2 * 8);
     let shape = HopperTiling {
-        tiling: wgmma_tiling(CONSUMERS, tile_n, TILING.tile_k, TILING.stages),
+        tiling: wgmma_tiling(CONSUMERS, tile_n, TILING.tile_k, stages),
         specialized: true,
         persistent: true,
         cluster: CLUSTER,
@@ -183,8 +188,8 @@ mod device {
 
     /// A tile's first k-tiles, each hiding one chunk of the previous tile's
     /// kept half (`HALF` accumulators) behind its wgmmas.
-    struct FirstKTiles<'a, const N: u32, const HALF: usize> {
-        block: &'a ClusterBlock<N>,
+    struct FirstKTiles<'a, const N: u32, const STAGES: u32, const HALF: usize> {
+        block: &'a ClusterBlock<N, STAGES>,
         consumer: u32,
         stores: WarpStores,
         /// The previous tile's right half, and where its tile's first
@@ -193,7 +198,7 @@ mod device {
         kept_at: Option<(u32, u32)>,
     }
 
-    impl<const N: u32, const HALF: usize> FirstKTiles<'_, N, HALF> {
+    impl<const N: u32, const STAGES: u32, const HALF: usize> FirstKTiles<'_, N, STAGES, HALF> {
         /// Chunks in a half tile.
         const KEPT: u32 = (HALF / CHUNK_VALUES) as u32;
 
@@ -221,17 +226,18 @@ mod device {
         }
     }
 
-    /// The whole kernel over tiles `N` columns wide, each consumer holding
-    /// `ACC` = `N / 2` accumulators per thread, `HALF` = `ACC / 2` of them
-    /// kept for the next tile.
+    /// The whole kernel over tiles `N` columns wide, `STAGES` deep
+    /// ([`super::shape`]), each consumer holding `ACC` = `N / 2`
+    /// accumulators per thread, `HALF` = `ACC / 2` of them kept for the
+    /// next tile.
     #[inline(always)]
-    pub unsafe fn body<const N: u32, const ACC: usize, const HALF: usize>(m: u32, n: u32, k: u32, maps: *const TensorMap)
+    pub unsafe fn body<const N: u32, const STAGES: u32, const ACC: usize, const HALF: usize>(m: u32, n: u32, k: u32, maps: *const TensorMap)
     where
         [f32; ACC]: Accumulators,
     {
         const { assert!(2 * ACC as u32 == N && 2 * HALF == ACC, "a thread holds half a row; half of that is kept") };
         let t = gpu::thread_idx().x;
-        let block = unsafe { ClusterBlock::<N>::new((m, n, k), (maps, 3), EPILOGUE_BYTES, BAND) };
+        let block = unsafe { ClusterBlock::<N, STAGES>::new((m, n, k), (maps, 3), EPILOGUE_BYTES, BAND) };
         let warpgroup = t / WARPGROUP_THREADS;
         if warpgroup == 0 {
             set_max_registers_decrease::<40>();
@@ -246,7 +252,7 @@ mod device {
             let slots = block.staging + (consumer * WARPS + warp) * SLOTS * SLOT_BYTES;
             let stores = WarpStores { slots, map: unsafe { maps.add(2) } };
             let mut k_tiles = KTiles { ring: &block.ring, i: 0, leader: thread == 0 };
-            let kept_chunks = FirstKTiles::<N, HALF>::KEPT;
+            let kept_chunks = FirstKTiles::<N, STAGES, HALF>::KEPT;
             // The right half of the previous tile, and where its tile's
             // first element goes; None before the first tile.
             let mut kept = [0.0f32; HALF];

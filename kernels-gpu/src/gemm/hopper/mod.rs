@@ -1,7 +1,7 @@
 //! Building blocks of the Hopper rungs (sm_90a): wgmma reading tiles from
 //! shared memory, TMA copies completing on mbarriers, and producer/consumer
 //! warpgroups. The rungs themselves are in their ladders
-//! ([`crate::bf16`] rungs 2-7 and 9-15, [`crate::sgemm`] rungs 12, 14 and 15).
+//! ([`crate::bf16`] rungs 2-7 and 9-16, [`crate::sgemm`] rungs 12, 14 and 15).
 //!
 //! These kernels exist only in the second PTX module, built for `sm_90a`
 //! (`--cfg ptx_ladder_hopper`); on the host this module gives their names,
@@ -14,8 +14,8 @@
 //! - `tile_loop`: the whole kernel of BF16 rungs 2-4 and 9 (K split);
 //! - [`tf32x3`]: the 3xTF32 GEMM of SGEMM rungs 12, 14 and 15;
 //! - [`tma_store`]: a consumer's tile of C stored by TMA (rungs 5 and 6);
-//! - [`cluster`]: block setup and producer of the clustered rungs (6, 7 and 14);
-//! - [`deferred`]: the clustered GEMM whose warps store C, half a tile late (rungs 7 and 14);
+//! - [`cluster`]: block setup and producer of the clustered rungs (6, 7, 14 and 16);
+//! - [`deferred`]: the clustered GEMM whose warps store C, half a tile late (rungs 7, 14 and 16);
 //! - [`cluster_sum`]: a tile's slices of K added inside its cluster (rungs 10, 12);
 //! - [`swap_ab`]: the GEMM computed as Cᵀ for few rows of A (rungs 11-13).
 //!

@@ -144,7 +144,7 @@ pub unsafe fn mma_bf16_m64n192k16(d: &mut [f32; 96], desc_a: u64, desc_b: u64, a
 }
 
 /// The accumulators of a 64×N wgmma with B MN-major, by their count per
-/// thread (N/2): 128 for N = 256, 96 for N = 192. The clustered GEMM with
+/// thread (N/2): 128 for N = 256, 96 for N = 192, 64 for N = 128. The clustered GEMM with
 /// deferred stores ([`crate::gemm::hopper::deferred`]) is generic over its
 /// tile's width through this.
 pub trait Accumulators: Copy {
@@ -166,6 +166,13 @@ impl Accumulators for [f32; 96] {
     #[inline(always)]
     unsafe fn mma(&mut self, desc_a: u64, desc_b: u64) {
         unsafe { mma_bf16_m64n192k16(self, desc_a, desc_b, true) }
+    }
+}
+
+impl Accumulators for [f32; 64] {
+    #[inline(always)]
+    unsafe fn mma(&mut self, desc_a: u64, desc_b: u64) {
+        unsafe { mma_bf16_m64n128k16::<false>(self, desc_a, desc_b, true) }
     }
 }
 
@@ -322,21 +329,23 @@ impl SwappedAccumulators for [f32; 32] {
     }
 }
 
-/// `wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16`: as
-/// [`mma_bf16_m64n16k16_a_transposed`], with 128 rows of the activations
-/// as wgmma's N.
+/// `wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16`: a 64×128×16
+/// step in either layout: with `A_MN_MAJOR` false, A K-major and B
+/// MN-major, as [`mma_bf16_m64n256k16`] (BF16 rung 16's tiles); with it
+/// true, A MN-major and B K-major, as [`mma_bf16_m64n16k16_a_transposed`],
+/// 128 rows of the activations as wgmma's N (rung 13's tiles).
 ///
 /// # Safety
-/// As [`mma_bf16_m64n16k16_a_transposed`].
+/// As [`mma_bf16_m64n256k16`].
 #[inline(always)]
-pub unsafe fn mma_bf16_m64n128k16_a_transposed(d: &mut [f32; 64], desc_a: u64, desc_b: u64, accumulate: bool) {
+pub unsafe fn mma_bf16_m64n128k16<const A_MN_MAJOR: bool>(d: &mut [f32; 64], desc_a: u64, desc_b: u64, accumulate: bool) {
     unsafe {
         core::arch::asm!(
             "{{ .reg .pred p;",
             "setp.ne.u32 p, {66}, 0;",
             concat!(
                 "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 ",
-                "{{{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9}, {10}, {11}, {12}, {13}, {14}, {15}, {16}, {17}, {18}, {19}, {20}, {21}, {22}, {23}, {24}, {25}, {26}, {27}, {28}, {29}, {30}, {31}, {32}, {33}, {34}, {35}, {36}, {37}, {38}, {39}, {40}, {41}, {42}, {43}, {44}, {45}, {46}, {47}, {48}, {49}, {50}, {51}, {52}, {53}, {54}, {55}, {56}, {57}, {58}, {59}, {60}, {61}, {62}, {63}}}, {64}, {65}, p, 1, 1, 1, 0; }}",
+                "{{{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9}, {10}, {11}, {12}, {13}, {14}, {15}, {16}, {17}, {18}, {19}, {20}, {21}, {22}, {23}, {24}, {25}, {26}, {27}, {28}, {29}, {30}, {31}, {32}, {33}, {34}, {35}, {36}, {37}, {38}, {39}, {40}, {41}, {42}, {43}, {44}, {45}, {46}, {47}, {48}, {49}, {50}, {51}, {52}, {53}, {54}, {55}, {56}, {57}, {58}, {59}, {60}, {61}, {62}, {63}}}, {64}, {65}, p, 1, 1, {a_mn_major}, {b_mn_major}; }}",
             ),
             inout(reg32) d[0], inout(reg32) d[1], inout(reg32) d[2], inout(reg32) d[3], inout(reg32) d[4], inout(reg32) d[5],
             inout(reg32) d[6], inout(reg32) d[7], inout(reg32) d[8], inout(reg32) d[9], inout(reg32) d[10], inout(reg32) d[11],
@@ -352,6 +361,8 @@ pub unsafe fn mma_bf16_m64n128k16_a_transposed(d: &mut [f32; 64], desc_a: u64, d
             in(reg64) desc_a,
             in(reg64) desc_b,
             in(reg32) accumulate as u32,
+            a_mn_major = const A_MN_MAJOR as u32,
+            b_mn_major = const !A_MN_MAJOR as u32,
         )
     }
 }
@@ -359,6 +370,6 @@ pub unsafe fn mma_bf16_m64n128k16_a_transposed(d: &mut [f32; 64], desc_a: u64, d
 impl SwappedAccumulators for [f32; 64] {
     #[inline(always)]
     unsafe fn mma_a_transposed(&mut self, desc_a: u64, desc_b: u64) {
-        unsafe { mma_bf16_m64n128k16_a_transposed(self, desc_a, desc_b, true) }
+        unsafe { mma_bf16_m64n128k16::<true>(self, desc_a, desc_b, true) }
     }
 }
