@@ -319,8 +319,8 @@ pub enum Pick {
     SmallM(SmallMPlan),
     /// The ladder's top tensor-core rung.
     Tiled,
-    /// The ladder's tiled rung with narrower tiles: number `0` of
-    /// [`narrow_kernels`] (BF16 rungs 14 and 16).
+    /// One of the ladder's tiled rungs with narrower tiles, by its number
+    /// in [`narrow_kernels`] (BF16 rungs 14 and 16).
     NarrowTiles(usize),
     /// The ladder's split-K tensor-core rung, K cut as given.
     SplitK(KSlices),
@@ -515,7 +515,8 @@ pub fn tiled_time(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine) -> (f64, u
 /// more of them, in waves of their own), at [`NARROW_TILE_EFFICIENCY`] or
 /// [`TILES_128_EFFICIENCY`] of rung 7's rate per FLOP.
 pub fn narrow_time(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, kernel: &HopperKernel) -> (f64, u64) {
-    let efficiency = if kernel.tiling.tiling.tile_n > 128 { NARROW_TILE_EFFICIENCY } else { TILES_128_EFFICIENCY };
+    // Half of rung 7's columns: two thirds of rung 14's per k-tile of A.
+    let efficiency = if kernel.tiling.tiling.tile_n <= 128 { TILES_128_EFFICIENCY } else { NARROW_TILE_EFFICIENCY };
     tiled_time_of(dtype, size, gpu, kernel, efficiency)
 }
 
@@ -970,9 +971,10 @@ fn rounds_words(tiles: u64, cluster: u32, gpu: &Machine) -> String {
 /// A candidate's name in the reason.
 fn short_name(dtype: Dtype, pick: &Pick) -> String {
     let name = match pick {
+        // The widths tell the narrow rungs apart: "192-wide tiles".
+        Pick::NarrowTiles(number) => return format!("{}-wide tiles", narrow_kernels(dtype)[*number].tiling.tiling.tile_n),
         Pick::SmallM(_) => "small-M",
         Pick::Tiled => "tiled",
-        Pick::NarrowTiles(number) => return format!("{}-wide tiles", narrow_kernels(dtype)[*number].tiling.tiling.tile_n),
         Pick::SplitK(_) => "split-K",
         Pick::ClusterSplitK(_) => "cluster split-K",
         Pick::SplitB(_) => "split-B",
