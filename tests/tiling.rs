@@ -201,3 +201,20 @@ fn fitted_tiles_are_persistent_when_k_is_whole() {
     assert_eq!(TILES_32X64.slices(size, H200).count, 2);
     assert_eq!(TILES_32X64.launch(size, H200).grid, Dim3::new(112, 1, 1));
 }
+
+/// Rungs 7, 14 and 16 are one kernel at 256, 192 and 128 columns, with as
+/// many stages as fit beside the warps' store slots: four of the wider
+/// tiles' stages, six of 32 KB for 128 columns, each block within the
+/// 227 KB a block may hold.
+#[test]
+fn narrower_deferred_tiles_get_deeper_rings() {
+    use kernels_gpu::bf16::{r07_wgmma_deferred::DEFERRED, r14_narrow_tiles::NARROW_TILES, r16_tiles_128x128::TILES_128X128};
+    let widths = [DEFERRED, NARROW_TILES, TILES_128X128].map(|k| (k.tiling.tiling.tile_n, k.tiling.tiling.stages, k.tiling.stage_bytes));
+    assert_eq!(widths, [(256, 4, 48 * 1024), (192, 4, 40 * 1024), (128, 6, 32 * 1024)]);
+    for kernel in [DEFERRED, NARROW_TILES, TILES_128X128] {
+        let shared = kernel.tiling.shared_bytes();
+        assert!(shared <= 227 * 1024, "{}: {shared} bytes", kernel.name());
+        // One more stage would not fit.
+        assert!(shared + kernel.tiling.stage_bytes + 16 > 227 * 1024, "{}: room for another stage", kernel.name());
+    }
+}
