@@ -20,7 +20,7 @@
 use super::cluster::CLUSTER;
 use super::stages::{TILING, stage_bytes};
 use super::tma_store::C_BOX_COLS;
-use super::{HopperTiling, wgmma_tiling};
+use super::{HopperTiling, SHARED_BYTES_PER_BLOCK, wgmma_tiling};
 
 /// Rows of C per TMA store: one warp's share of a consumer's 64.
 pub const STORE_ROWS: u32 = 16;
@@ -40,20 +40,18 @@ const EPILOGUE_BYTES: u32 = CONSUMERS * WARPS * SLOTS * SLOT_BYTES;
 /// 256 or 192 columns, 6 of 128 (whose stage holds half the multiplies of
 /// 256's, so more of them keep as much work in flight).
 pub const fn shape(tile_n: u32) -> HopperTiling {
-    let room = 227 * 1024 - EPILOGUE_BYTES - crate::gpu::hopper::descriptor::ATOM_BYTES;
-    // Each stage also has its two mbarriers.
-    let stages = room / (stage_bytes(tile_n) + 2 * 8);
     let shape = HopperTiling {
-        tiling: wgmma_tiling(CONSUMERS, tile_n, TILING.tile_k, stages),
+        tiling: wgmma_tiling(CONSUMERS, tile_n, TILING.tile_k, 1),
         specialized: true,
         persistent: true,
         cluster: CLUSTER,
         stage_bytes: stage_bytes(tile_n),
         scratch_bytes: EPILOGUE_BYTES,
         store_rows: STORE_ROWS,
-    };
+    }
+    .with_most_stages();
     assert!(tile_n % (2 * CHUNK_COLS) == 0, "each half of a tile is whole chunks");
-    assert!(shape.shared_bytes() <= 227 * 1024, "the stages must fit in shared memory");
+    assert!(shape.shared_bytes() <= SHARED_BYTES_PER_BLOCK, "the stages must fit in shared memory");
     shape
 }
 

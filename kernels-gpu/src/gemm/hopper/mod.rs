@@ -67,6 +67,9 @@ pub struct HopperTiling {
     pub store_rows: u32,
 }
 
+/// Shared memory one block may hold on Hopper (227 KB, the opt-in limit).
+pub const SHARED_BYTES_PER_BLOCK: u32 = 227 * 1024;
+
 /// The [`Tiling`] of a wgmma kernel whose `consumers` warpgroups each
 /// compute 64 rows × `tile_n` (wgmma's M is 64; each warp holds 16 rows).
 pub const fn wgmma_tiling(consumers: u32, tile_n: u32, tile_k: u32, stages: u32) -> Tiling {
@@ -96,6 +99,15 @@ impl HopperTiling {
     /// for the 128-byte swizzle.
     pub const fn shared_bytes(&self) -> u32 {
         self.tiling.stages * (self.stage_bytes + 2 * 8) + self.scratch_bytes + crate::gpu::hopper::descriptor::ATOM_BYTES
+    }
+
+    /// The same shape with as many stages as fit in
+    /// [`SHARED_BYTES_PER_BLOCK`] beside its scratch, as
+    /// [`HopperTiling::shared_bytes`] counts them.
+    pub const fn with_most_stages(self) -> HopperTiling {
+        let one = HopperTiling { tiling: self.tiling.with_stages(1), ..self }.shared_bytes();
+        let each = HopperTiling { tiling: self.tiling.with_stages(2), ..self }.shared_bytes() - one;
+        HopperTiling { tiling: self.tiling.with_stages(1 + (SHARED_BYTES_PER_BLOCK - one) / each), ..self }
     }
 
     /// Tiles of C (`tile_m`×`tile_n` each).

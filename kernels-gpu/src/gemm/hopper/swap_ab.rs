@@ -48,7 +48,7 @@ pub const fn stage_bytes(tiling: Tiling) -> u32 {
 /// Hopper's 227 KB per block.
 pub const fn shape(tiling: Tiling) -> HopperTiling {
     let shape = HopperTiling { tiling, stage_bytes: stage_bytes(tiling), ..stages::PERSISTENT };
-    assert!(shape.shared_bytes() <= 227 * 1024, "the stages must fit in shared memory");
+    assert!(shape.shared_bytes() <= super::SHARED_BYTES_PER_BLOCK, "the stages must fit in shared memory");
     shape
 }
 
