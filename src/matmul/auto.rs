@@ -320,7 +320,7 @@ pub enum Pick {
     /// The ladder's top tensor-core rung.
     Tiled,
     /// One of the ladder's tiled rungs with narrower tiles, by its number
-    /// in [`narrow_kernels`] (BF16 rungs 14 and 16).
+    /// in [`narrow_rungs`] (BF16 rungs 14 and 16).
     NarrowTiles(usize),
     /// The ladder's split-K tensor-core rung, K cut as given.
     SplitK(KSlices),
@@ -383,11 +383,23 @@ pub fn split_kernel(dtype: Dtype) -> &'static HopperKernel {
     }
 }
 
+/// A tiled rung with narrower tiles, and its rate per FLOP against the
+/// tiled rung's where both fill their rounds.
+#[derive(Clone, Copy, Debug)]
+pub struct NarrowRung {
+    pub kernel: HopperKernel,
+    pub efficiency: f64,
+}
+
 /// The ladder's tiled rungs with narrower tiles, widest first: BF16 rungs
-/// 14 (128×192) and 16 (128×128); the SGEMM ladder has none.
-pub fn narrow_kernels(dtype: Dtype) -> &'static [HopperKernel] {
+/// 14 (128×192, [`NARROW_TILE_EFFICIENCY`]) and 16 (128×128,
+/// [`TILES_128_EFFICIENCY`]); the SGEMM ladder has none.
+pub fn narrow_rungs(dtype: Dtype) -> &'static [NarrowRung] {
     match dtype {
-        Dtype::Bf16 => &[kernels_gpu::bf16::r14_narrow_tiles::NARROW_TILES, kernels_gpu::bf16::r16_tiles_128x128::TILES_128X128],
+        Dtype::Bf16 => &[
+            NarrowRung { kernel: kernels_gpu::bf16::r14_narrow_tiles::NARROW_TILES, efficiency: NARROW_TILE_EFFICIENCY },
+            NarrowRung { kernel: kernels_gpu::bf16::r16_tiles_128x128::TILES_128X128, efficiency: TILES_128_EFFICIENCY },
+        ],
         Dtype::F32 => &[],
     }
 }
@@ -512,12 +524,10 @@ pub fn tiled_time(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine) -> (f64, u
 
 /// A narrow-tiles rung's predicted time and tiles: as [`tiled_time`]
 /// over its own tiles (three quarters or half of rung 7's work each, so
-/// more of them, in waves of their own), at [`NARROW_TILE_EFFICIENCY`] or
-/// [`TILES_128_EFFICIENCY`] of rung 7's rate per FLOP.
-pub fn narrow_time(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, kernel: &HopperKernel) -> (f64, u64) {
-    // Half of rung 7's columns: two thirds of rung 14's per k-tile of A.
-    let efficiency = if kernel.tiling.tiling.tile_n <= 128 { TILES_128_EFFICIENCY } else { NARROW_TILE_EFFICIENCY };
-    tiled_time_of(dtype, size, gpu, kernel, efficiency)
+/// more of them, in waves of their own), at its own share of rung 7's rate
+/// per FLOP.
+pub fn narrow_time(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, rung: &NarrowRung) -> (f64, u64) {
+    tiled_time_of(dtype, size, gpu, &rung.kernel, rung.efficiency)
 }
 
 /// A tiled kernel's time: its waves of tiles at `efficiency` of the tiled
@@ -883,11 +893,12 @@ pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tensor_cores: 
     };
     let mut candidates =
         vec![(Pick::SmallM(plan), small_m_seconds, small_m_why), (Pick::Tiled, tiled_seconds, "tensor-core tiles".to_string())];
-    let narrow_seconds = narrow_kernels(dtype)
+    let narrow_seconds = narrow_rungs(dtype)
         .iter()
         .enumerate()
-        .map(|(number, kernel)| {
-            let (seconds, narrow_tiles) = narrow_time(dtype, size, gpu, kernel);
+        .map(|(number, rung)| {
+            let (seconds, narrow_tiles) = narrow_time(dtype, size, gpu, rung);
+            let kernel = &rung.kernel;
             let (tile_m, tile_n) = (kernel.tiling.tile_m(), kernel.tiling.tiling.tile_n);
             let why = format!("tensor-core tiles of {tile_m}x{tile_n}, {}", rounds_words(narrow_tiles, kernel.tiling.cluster, gpu));
             candidates.push((Pick::NarrowTiles(number), seconds, why));
@@ -972,7 +983,7 @@ fn rounds_words(tiles: u64, cluster: u32, gpu: &Machine) -> String {
 fn short_name(dtype: Dtype, pick: &Pick) -> String {
     let name = match pick {
         // The widths tell the narrow rungs apart: "192-wide tiles".
-        Pick::NarrowTiles(number) => return format!("{}-wide tiles", narrow_kernels(dtype)[*number].tiling.tiling.tile_n),
+        Pick::NarrowTiles(number) => return format!("{}-wide tiles", narrow_rungs(dtype)[*number].kernel.tiling.tiling.tile_n),
         Pick::SmallM(_) => "small-M",
         Pick::Tiled => "tiled",
         Pick::SplitK(_) => "split-K",

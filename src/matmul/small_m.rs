@@ -219,7 +219,9 @@ impl AutoRung {
         let kernel: &'static dyn RungKernel<E> = match choice.pick {
             Pick::SmallM(_) => &SmallMRung,
             Pick::Tiled => E::hopper(auto::tiled_kernel(E::DTYPE)),
-            Pick::NarrowTiles(number) => E::hopper(auto::narrow_kernels(E::DTYPE).get(number).unwrap_or(auto::tiled_kernel(E::DTYPE))),
+            Pick::NarrowTiles(number) => {
+                E::hopper(auto::narrow_rungs(E::DTYPE).get(number).map_or(auto::tiled_kernel(E::DTYPE), |rung| &rung.kernel))
+            }
             Pick::SplitK(_) => E::hopper(auto::split_kernel(E::DTYPE)),
             // The model offers these only where the ladder has them.
             Pick::ClusterSplitK(_) => E::hopper(auto::cluster_split_kernel(E::DTYPE).unwrap_or(auto::split_kernel(E::DTYPE))),

@@ -17,7 +17,7 @@
 //! nearly full ones, 1.5 waves of the wider tiles' time.
 
 use super::Sweep;
-use crate::matmul::auto::{Machine, narrow_kernels, split_kernel, tiled_time};
+use crate::matmul::auto::{Machine, NarrowRung, narrow_rungs, split_kernel, tiled_time};
 use crate::svg::{Anchor, Svg, TextStyle, text_width};
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -88,7 +88,7 @@ pub fn of_shape(name: &str, size: (u32, u32, u32), machine: &Machine, dtype: cra
     let (split_waves, _, split_busy_percent) = fill(split_tiles * s, sms);
     let depth = waves * k as u64;
     let wide_n = crate::matmul::auto::tiled_kernel(dtype).tiling.tiling.tile_n;
-    let narrow = narrow_kernels(dtype).first().map(|kernel| {
+    let narrow = narrow_rungs(dtype).first().map(|NarrowRung { kernel, .. }| {
         let tile_n = kernel.tiling.tiling.tile_n;
         let tiles = kernel.tiling.tiles(m, n) as u64;
         let (waves, last_wave_tiles, busy_percent) = fill(tiles, sms);
