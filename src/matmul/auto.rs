@@ -147,6 +147,12 @@ pub const SPLIT_K_STREAM_EFFICIENCY: f64 = 0.66;
 /// of stages per SM, about 39 GB/s per SM above a fixed 7 µs.
 pub const SPLIT_K_SM_BYTES_PER_SECOND: f64 = 39e9;
 
+/// The same where at least half of the tiles' rows and columns hold C:
+/// rung 9 took Qwen2-7B's down at M = 200 on the H200 (28 tiles of
+/// 128×256 in 4 slices, 3.6 MB of stages per SM) in 57.2 µs, 70 GB/s
+/// per SM, where [`SPLIT_K_SM_BYTES_PER_SECOND`] says 98.
+pub const SPLIT_K_FULL_SM_BYTES_PER_SECOND: f64 = 70e9;
+
 /// Fraction of DRAM bandwidth the swap-AB rung (BF16 rung 11) reaches on
 /// the weights: 3.3 of 4.5 TB/s on Llama-3-8B's gate_up at M = 16 on the
 /// H200 (twelve 18 KB stages per SM, nearly all of them weights).
@@ -547,31 +553,26 @@ fn tiled_time_of(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine, kernel
 /// its rows keeps one of its two consumer warpgroups idle, so its
 /// arithmetic is half a tile's. Its bytes stream at
 /// [`SPLIT_K_STREAM_EFFICIENCY`] of DRAM's rate; the partial sums are
-/// written and read back once, and added by a second launch.
+/// written beside them, then read back and added by a second launch,
+/// after the multiplies (so that pass is not hidden behind them).
 ///
-/// Where the tiles are mostly empty (a 128×256 tile over a 64×64 C),
-/// one more limit: each SM's TMA copies write whole stages, zeros
-/// included, at [`SPLIT_K_SM_BYTES_PER_SECOND`], unit after unit.
+/// One more limit: each SM's TMA copies write whole stages, zeros
+/// included, unit after unit, at [`SPLIT_K_SM_BYTES_PER_SECOND`] where the
+/// tiles are mostly empty (a 128×256 tile over a 64×64 C), at
+/// [`SPLIT_K_FULL_SM_BYTES_PER_SECOND`] where they are not.
 pub fn split_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine, kernel: &HopperKernel) -> (f64, KSlices) {
     let (time, slices) = split_time_at(dtype, (m, n, k), gpu, kernel, SPLIT_K_STREAM_EFFICIENCY);
-    let stages = stage_seconds(kernel, slices, unit_rounds(kernel, (m, n), slices, gpu));
+    let rate = if mostly_empty(kernel, (m, n)) { SPLIT_K_SM_BYTES_PER_SECOND } else { SPLIT_K_FULL_SM_BYTES_PER_SECOND };
+    let stages = stage_seconds(kernel, slices, unit_rounds(kernel, (m, n), slices, gpu), rate);
     (time.max(stages + launches(slices) * LAUNCH_SECONDS), slices)
 }
 
 /// The time each SM's TMA copies take to fill `rounds` rounds of a
-/// unit's stages, zeros included, at [`SPLIT_K_SM_BYTES_PER_SECOND`]: the
-/// split-K rungs' limit where their tiles are mostly empty.
-///
-/// The split-K rung's model applies it at every shape, as it was fitted,
-/// though full tiles fill their stages faster: on the H200 rung 9 took
-/// Qwen2-7B's down at M = 200 (28 tiles of 128×256 in 4 slices, 3.6 MB of
-/// stages per SM) in 57.2 µs, 70 GB/s per SM, where this limit says 98.
-/// Dropped there, rung 9 wins medium-M shapes in the model that the
-/// fitted tiles win on the GPU (Llama-3-8B's qkv at M = 256: 33.7 µs
-/// against 28.5), whose own model is as pessimistic; both want a refit
-/// together.
-fn stage_seconds(kernel: &HopperKernel, slices: KSlices, rounds: f64) -> f64 {
-    rounds * (slices.k_tiles * kernel.tiling.stage_bytes) as f64 / SPLIT_K_SM_BYTES_PER_SECOND
+/// unit's stages, zeros included, at `rate` bytes per second: the
+/// split-K rungs' limit where each SM's share of the work is mostly
+/// copying (deep K, or tiles mostly below M).
+fn stage_seconds(kernel: &HopperKernel, slices: KSlices, rounds: f64, rate: f64) -> f64 {
+    rounds * (slices.k_tiles * kernel.tiling.stage_bytes) as f64 / rate
 }
 
 /// Whether `m`×`n` fills at most half of the tiles that cover it.
@@ -613,9 +614,14 @@ fn split_time_with(
     efficiency: f64,
 ) -> (f64, KSlices) {
     let slices = kernel.slices((m, n, k), gpu.clusters);
-    let bytes = inputs + 4.0 * m as f64 * n as f64 + partial_bytes(slices, (m, n));
+    // The GEMM writes C, or a partial C per slice; the second kernel then
+    // reads the partials and writes C, after the multiplies.
+    let c_bytes = 4.0 * m as f64 * n as f64;
+    let bytes = inputs + c_bytes * slices.count as f64;
+    let sum = if slices.count == 1 { 0.0 } else { c_bytes * (slices.count + 1) as f64 / (gpu.dram_bytes * stream) };
     let arithmetic = unit_rounds(kernel, (m, n), slices, gpu) * slice_seconds(dtype, m, kernel, slices, gpu) / efficiency;
     let time = combined_tiles(dtype, bytes / (gpu.dram_bytes * stream), arithmetic, (m, kernel.tiling.tile_m()))
+        + sum
         + launches(slices) * LAUNCH_SECONDS;
     (time, slices)
 }
@@ -675,7 +681,11 @@ pub fn cluster_split_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machin
     let time = combined_tiles(dtype, bytes / (gpu.dram_bytes * SPLIT_K_STREAM_EFFICIENCY), arithmetic, (m, kernel.tiling.tile_m()))
         + exchange
         + LAUNCH_SECONDS;
-    let stages = if mostly_empty(kernel, (m, n)) { stage_seconds(kernel, slices, rounds) + FITTED_FIXED_SECONDS } else { 0.0 };
+    let stages = if mostly_empty(kernel, (m, n)) {
+        stage_seconds(kernel, slices, rounds, SPLIT_K_SM_BYTES_PER_SECOND) + FITTED_FIXED_SECONDS
+    } else {
+        0.0
+    };
     (time.max(stages), slices)
 }
 
@@ -1167,13 +1177,49 @@ mod tests {
             assert!(matches!(pick(Dtype::Bf16, size), Pick::FittedTiles { tile: t, .. } if t == tile(16, 128)), "M = {m}");
             let (seconds, slices) = cluster_split_time(Dtype::Bf16, size, &Machine::H200, kernel);
             let rounds = cluster_rounds(kernel, (m, 3072), slices, &Machine::H200);
-            assert_eq!(seconds, stage_seconds(kernel, slices, rounds) + FITTED_FIXED_SECONDS, "M = {m}");
+            assert_eq!(seconds, stage_seconds(kernel, slices, rounds, SPLIT_K_SM_BYTES_PER_SECOND) + FITTED_FIXED_SECONDS, "M = {m}");
         }
         let full = (200, 3584, 18944);
         let (seconds, slices) = cluster_split_time(Dtype::Bf16, full, &Machine::H200, kernel);
         let rounds = cluster_rounds(kernel, (200, 3584), slices, &Machine::H200);
-        assert!(!mostly_empty(kernel, (200, 3584)) && seconds < stage_seconds(kernel, slices, rounds));
+        assert!(!mostly_empty(kernel, (200, 3584)) && seconds < stage_seconds(kernel, slices, rounds, SPLIT_K_SM_BYTES_PER_SECOND));
         assert!(mostly_empty(kernel, (64, 64)) && mostly_empty(kernel, (128, 128)) && !mostly_empty(kernel, (129, 256)));
+    }
+
+    /// Rung 9's copies fill mostly empty tiles' stages at 39 GB/s per SM
+    /// and full ones' at 70: at Qwen2-7B's down at M = 200 (full tiles)
+    /// the slower rate would say 98 µs where it took 57.2 on the H200, and
+    /// rung 10 (65.6) would be picked over it; at 64×64×65536 (an eighth
+    /// of a tile) the slower rate is the limit.
+    #[test]
+    fn full_split_tiles_fill_their_stages_faster() {
+        let kernel = split_kernel(Dtype::Bf16);
+        let full = (200, 3584, 18944);
+        assert!(matches!(pick(Dtype::Bf16, full), Pick::SplitK(_)));
+        let (seconds, slices) = split_time(Dtype::Bf16, full, &Machine::H200, kernel);
+        let rounds = unit_rounds(kernel, (200, 3584), slices, &Machine::H200);
+        assert!(seconds >= stage_seconds(kernel, slices, rounds, SPLIT_K_FULL_SM_BYTES_PER_SECOND));
+        assert!(seconds < stage_seconds(kernel, slices, rounds, SPLIT_K_SM_BYTES_PER_SECOND));
+        let empty = (64, 64, 65536);
+        let (seconds, slices) = split_time(Dtype::Bf16, empty, &Machine::H200, kernel);
+        let rounds = unit_rounds(kernel, (64, 64), slices, &Machine::H200);
+        let stages = stage_seconds(kernel, slices, rounds, SPLIT_K_SM_BYTES_PER_SECOND);
+        assert_eq!(seconds, stages + launches(slices) * LAUNCH_SECONDS);
+    }
+
+    /// The split-K rung's second kernel reads the partial sums and writes C
+    /// after the multiplies, where they cannot hide it. Llama-3-8B's down
+    /// at M = 512 (64 tiles of 128×256 in 2 slices, 25 MB for the sum) took
+    /// 86.9 µs on the H200 with rung 9 and 81.9 with rung 16's 128×128
+    /// tiles (K whole, one round); counted under the multiplies, the sum
+    /// made rung 9 the pick.
+    #[test]
+    fn the_partial_sums_follow_the_multiplies() {
+        let size = (512, 4096, 14336);
+        assert!(matches!(pick(Dtype::Bf16, size), Pick::NarrowTiles(1)));
+        let (seconds, slices) = split_time(Dtype::Bf16, size, &Machine::H200, split_kernel(Dtype::Bf16));
+        let sum = 4.0 * 512.0 * 4096.0 * (slices.count + 1) as f64 / (Machine::H200.dram_bytes * SPLIT_K_STREAM_EFFICIENCY);
+        assert!(slices.count == 2 && seconds > sum + 2.0 * LAUNCH_SECONDS);
     }
 
     /// Each round of clusters after the first restarts every SM's
