@@ -108,7 +108,7 @@ fn rung_11_reads_the_weights_as_wgmmas_a() {
     assert!(body.contains(", p, 1, 1, 1, 0;"), "A must be read MN-major and B K-major");
 }
 
-/// Rungs 12 and 13 swap A and B as rung 11 does, with 16, 32, 64 or 128 rows
+/// Rungs 12 and 13 swap A and B as rung 11 does, with 16 to 128 rows
 /// of A as wgmma's N, and add their slices in a cluster as rung 10 does.
 #[test]
 fn rungs_12_and_13_swap_a_and_b_and_sum_in_cluster() {
@@ -120,6 +120,13 @@ fn rungs_12_and_13_swap_a_and_b_and_sum_in_cluster() {
         // Two consumers, each its own 64 columns, over 32 and 64 rows.
         ("bf16_wgmma_swap_ab_32x128", "m64n32k16", 4),
         ("bf16_wgmma_swap_ab_64x128", "m64n64k16", 4),
+        // Rows of A in steps of 16 between 64 and 128, one consumer or two.
+        ("bf16_wgmma_swap_ab_80x64", "m64n80k16", 4),
+        ("bf16_wgmma_swap_ab_80x128", "m64n80k16", 4),
+        ("bf16_wgmma_swap_ab_96x64", "m64n96k16", 4),
+        ("bf16_wgmma_swap_ab_96x128", "m64n96k16", 4),
+        ("bf16_wgmma_swap_ab_112x64", "m64n112k16", 4),
+        ("bf16_wgmma_swap_ab_112x128", "m64n112k16", 4),
         ("bf16_wgmma_swap_ab_128x64", "m64n128k16", 4),
         // Two consumer warpgroups, each its own 64 columns.
         ("bf16_wgmma_swap_ab_128x128", "m64n128k16", 4),

@@ -35,7 +35,7 @@
 //! - the **swap-AB** rung (BF16 rung 11) computes Cᵀ over 16-row tiles for
 //!   M ≤ 16, its stages nearly all weights;
 //! - the **fitted-tiles** rung (BF16 rung 13) is the same swapped GEMM
-//!   with 16, 32, 64 or 128 rows per tile, its slices added in a cluster,
+//!   with 16 to 128 rows per tile (steps of 16 from 64 up), its slices added in a cluster,
 //!   offered where the 128×256 tiles are fewer than the SMs: its time is
 //!   the slowest of each SM's streaming, DRAM and the wgmmas
 //!   ([`fitted_time`]);
@@ -779,11 +779,13 @@ pub const FITTED_TIE_SECONDS: f64 = 1e-6;
 /// [`fitted_tiles`], its predicted time ([`fitted_time`]) and cut; None
 /// where the ladder has none. Four rules, in order:
 ///
-/// - the fewest rows that hold M (or the most there are). Rows below M
-///   are zeros that TMA still writes into every stage, in place of
-///   weights: on the H200 at M = 1, 64-row tiles ran o and down 11%
-///   slower than 16-row ones, and at M = 64, 128-row tiles 28% slower
-///   than 64-row ones;
+/// - as few tiles of rows as hold M (one up to the most rows a tile has),
+///   and in them the fewest rows that do. Rows below M are zeros that TMA
+///   still writes into every stage, in place of weights, and that the
+///   tensor cores multiply: on the H200 at M = 1, 64-row tiles ran o and
+///   down 11% slower than 16-row ones, and at M = 64, 128-row tiles 28%
+///   slower than 64-row ones; at M = 200 two tiles of 112 rows ran
+///   Qwen2-7B's o 18% faster than two of 128;
 /// - then the columns that keep the SMs busiest: the units (tiles ×
 ///   slices) over the SMs' rounds (as many clusters as fit per round). At
 ///   N = 4096, 64 columns make 64 tiles in 2 slices (128 of 132 SMs)
@@ -808,7 +810,9 @@ pub const FITTED_TIE_SECONDS: f64 = 1e-6;
 pub fn fitted_choice(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine) -> Option<(usize, f64, KSlices)> {
     let tiles = fitted_tiles(dtype);
     let most = tiles.iter().map(|t| t.tiling.tile_m()).max()?;
-    let rows = tiles.iter().map(|t| t.tiling.tile_m()).filter(|&r| r >= size.0.min(most)).min()?;
+    // As few tiles of rows as hold M, and in them as few rows as do.
+    let row_tiles = size.0.div_ceil(most);
+    let rows = tiles.iter().map(|t| t.tiling.tile_m()).filter(|&r| r * row_tiles >= size.0).min()?;
     let busy = |kernel: &HopperKernel| {
         let slices = kernel.slices(size, gpu.clusters).count as u64;
         let tiles = kernel.tiling.tiles(size.0, size.1) as u64;
@@ -1187,17 +1191,17 @@ mod tests {
     }
 
     /// Rung 9's copies fill mostly empty tiles' stages at 39 GB/s per SM
-    /// and full ones' at 70: at Qwen2-7B's down at M = 200 (full tiles)
-    /// the slower rate would say 98 µs where it took 57.2 on the H200, and
-    /// rung 10 (65.6) would be picked over it; at 64×64×65536 (an eighth
-    /// of a tile) the slower rate is the limit.
+    /// and full ones' at 70: at Llama-3-8B's down at M = 240 (full tiles)
+    /// the slower rate would say 76 µs where it took 48.7 on the H200, and
+    /// rung 13's 128×128 tiles (55.4) would be picked over it; at
+    /// 64×64×65536 (an eighth of a tile) the slower rate is the limit.
     #[test]
     fn full_split_tiles_fill_their_stages_faster() {
         let kernel = split_kernel(Dtype::Bf16);
-        let full = (200, 3584, 18944);
+        let full = (240, 4096, 14336);
         assert!(matches!(pick(Dtype::Bf16, full), Pick::SplitK(_)));
         let (seconds, slices) = split_time(Dtype::Bf16, full, &Machine::H200, kernel);
-        let rounds = unit_rounds(kernel, (200, 3584), slices, &Machine::H200);
+        let rounds = unit_rounds(kernel, (240, 4096), slices, &Machine::H200);
         assert!(seconds >= stage_seconds(kernel, slices, rounds, SPLIT_K_FULL_SM_BYTES_PER_SECOND));
         assert!(seconds < stage_seconds(kernel, slices, rounds, SPLIT_K_SM_BYTES_PER_SECOND));
         let empty = (64, 64, 65536);
@@ -1306,8 +1310,8 @@ mod tests {
         assert!(one_more > 1.8 * (full - LAUNCH_SECONDS), "{full} {one_more}");
     }
 
-    /// The fitted tiles' rows are the fewest that hold M; their columns
-    /// are the model's choice.
+    /// The fitted tiles' rows are the fewest that hold M in as few tiles
+    /// of rows as can; their columns are the model's choice.
     #[test]
     fn fitted_tiles_hold_m_with_the_fewest_rows() {
         let rows = |m: u32| {
@@ -1315,9 +1319,11 @@ mod tests {
             fitted_tiles(Dtype::Bf16)[tile].tiling.tile_m()
         };
         assert_eq!(
-            [rows(1), rows(16), rows(17), rows(32), rows(33), rows(64), rows(65), rows(128), rows(1000)],
-            [16, 16, 32, 32, 64, 64, 128, 128, 128]
+            [rows(1), rows(16), rows(17), rows(32), rows(33), rows(64), rows(65), rows(96), rows(97), rows(128)],
+            [16, 16, 32, 32, 64, 64, 80, 96, 112, 128]
         );
+        // Beyond 128 rows, the rows split evenly between the tiles of rows.
+        assert_eq!([rows(129), rows(176), rows(200), rows(256), rows(257), rows(1000)], [80, 96, 112, 128, 96, 128]);
         // At M = 128 with N = 4096, 32 tiles of 128x128 in 3 slices keep
         // 96 SMs busy, 64 of 128x64 in 2 slices 128 (measured on the H200:
         // 20.7 against 19.3 us). With N = 6144 both keep 96 busy, and the

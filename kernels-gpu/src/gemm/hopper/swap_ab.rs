@@ -4,7 +4,7 @@
 //! wgmma's M is always 64, its N anything from 8 to 256 in steps of 8. A
 //! model's activations often have fewer than 64 rows (tokens), its weights
 //! thousands of columns; so the weights' columns are made wgmma's M (64
-//! per consumer warpgroup) and A's rows its N (`ROWS`: 16, 64 or 128). The
+//! per consumer warpgroup) and A's rows its N (`ROWS`: 16 to 128). The
 //! weights' tile is wgmma's A operand stored MN-major (each 128-byte row
 //! holds 64 of their columns for one k, as TMA copies B for the other
 //! rungs), which wgmma reads with its transpose flag; A's rows are its B

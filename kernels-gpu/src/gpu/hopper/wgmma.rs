@@ -297,7 +297,8 @@ pub unsafe fn mma_bf16_m64n32k16_a_transposed(d: &mut [f32; 16], desc_a: u64, de
 
 /// The accumulators of a swapped wgmma (the weights MN-major as wgmma's A,
 /// the activations' rows K-major as its B), by their count per thread:
-/// 8 for 16 rows of the activations, 16 for 32, 32 for 64, 64 for 128.
+/// 8 for 16 rows of the activations, 16 for 32, 32 for 64, 40 for 80,
+/// 48 for 96, 56 for 112, 64 for 128.
 /// The swap-AB GEMM ([`crate::gemm::hopper::swap_ab`]) is generic over
 /// its rows through this.
 pub trait SwappedAccumulators: Copy {
@@ -371,5 +372,120 @@ impl SwappedAccumulators for [f32; 64] {
     #[inline(always)]
     unsafe fn mma_a_transposed(&mut self, desc_a: u64, desc_b: u64) {
         unsafe { mma_bf16_m64n128k16::<true>(self, desc_a, desc_b, true) }
+    }
+}
+
+/// `wgmma.mma_async.sync.aligned.m64n80k16.f32.bf16.bf16`: as
+/// [`mma_bf16_m64n16k16_a_transposed`], with 80 rows of the activations
+/// as wgmma's N (BF16 rung 13's tiles fitted to M in steps of 16).
+///
+/// # Safety
+/// As [`mma_bf16_m64n16k16_a_transposed`].
+#[inline(always)]
+pub unsafe fn mma_bf16_m64n80k16_a_transposed(d: &mut [f32; 40], desc_a: u64, desc_b: u64, accumulate: bool) {
+    unsafe {
+        core::arch::asm!(
+            "{{ .reg .pred p;",
+            "setp.ne.u32 p, {42}, 0;",
+            concat!(
+                "wgmma.mma_async.sync.aligned.m64n80k16.f32.bf16.bf16 ",
+                "{{{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9}, {10}, {11}, {12}, {13}, {14}, {15}, {16}, {17}, {18}, {19}, {20}, {21}, {22}, {23}, {24}, {25}, {26}, {27}, {28}, {29}, {30}, {31}, {32}, {33}, {34}, {35}, {36}, {37}, {38}, {39}}}, {40}, {41}, p, 1, 1, 1, 0; }}",
+            ),
+            inout(reg32) d[0], inout(reg32) d[1], inout(reg32) d[2], inout(reg32) d[3], inout(reg32) d[4], inout(reg32) d[5],
+            inout(reg32) d[6], inout(reg32) d[7], inout(reg32) d[8], inout(reg32) d[9], inout(reg32) d[10], inout(reg32) d[11],
+            inout(reg32) d[12], inout(reg32) d[13], inout(reg32) d[14], inout(reg32) d[15], inout(reg32) d[16], inout(reg32) d[17],
+            inout(reg32) d[18], inout(reg32) d[19], inout(reg32) d[20], inout(reg32) d[21], inout(reg32) d[22], inout(reg32) d[23],
+            inout(reg32) d[24], inout(reg32) d[25], inout(reg32) d[26], inout(reg32) d[27], inout(reg32) d[28], inout(reg32) d[29],
+            inout(reg32) d[30], inout(reg32) d[31], inout(reg32) d[32], inout(reg32) d[33], inout(reg32) d[34], inout(reg32) d[35],
+            inout(reg32) d[36], inout(reg32) d[37], inout(reg32) d[38], inout(reg32) d[39],
+            in(reg64) desc_a,
+            in(reg64) desc_b,
+            in(reg32) accumulate as u32,
+        )
+    }
+}
+
+impl SwappedAccumulators for [f32; 40] {
+    #[inline(always)]
+    unsafe fn mma_a_transposed(&mut self, desc_a: u64, desc_b: u64) {
+        unsafe { mma_bf16_m64n80k16_a_transposed(self, desc_a, desc_b, true) }
+    }
+}
+
+/// `wgmma.mma_async.sync.aligned.m64n96k16.f32.bf16.bf16`: as
+/// [`mma_bf16_m64n16k16_a_transposed`], with 96 rows of the activations
+/// as wgmma's N (BF16 rung 13's tiles fitted to M in steps of 16).
+///
+/// # Safety
+/// As [`mma_bf16_m64n16k16_a_transposed`].
+#[inline(always)]
+pub unsafe fn mma_bf16_m64n96k16_a_transposed(d: &mut [f32; 48], desc_a: u64, desc_b: u64, accumulate: bool) {
+    unsafe {
+        core::arch::asm!(
+            "{{ .reg .pred p;",
+            "setp.ne.u32 p, {50}, 0;",
+            concat!(
+                "wgmma.mma_async.sync.aligned.m64n96k16.f32.bf16.bf16 ",
+                "{{{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9}, {10}, {11}, {12}, {13}, {14}, {15}, {16}, {17}, {18}, {19}, {20}, {21}, {22}, {23}, {24}, {25}, {26}, {27}, {28}, {29}, {30}, {31}, {32}, {33}, {34}, {35}, {36}, {37}, {38}, {39}, {40}, {41}, {42}, {43}, {44}, {45}, {46}, {47}}}, {48}, {49}, p, 1, 1, 1, 0; }}",
+            ),
+            inout(reg32) d[0], inout(reg32) d[1], inout(reg32) d[2], inout(reg32) d[3], inout(reg32) d[4], inout(reg32) d[5],
+            inout(reg32) d[6], inout(reg32) d[7], inout(reg32) d[8], inout(reg32) d[9], inout(reg32) d[10], inout(reg32) d[11],
+            inout(reg32) d[12], inout(reg32) d[13], inout(reg32) d[14], inout(reg32) d[15], inout(reg32) d[16], inout(reg32) d[17],
+            inout(reg32) d[18], inout(reg32) d[19], inout(reg32) d[20], inout(reg32) d[21], inout(reg32) d[22], inout(reg32) d[23],
+            inout(reg32) d[24], inout(reg32) d[25], inout(reg32) d[26], inout(reg32) d[27], inout(reg32) d[28], inout(reg32) d[29],
+            inout(reg32) d[30], inout(reg32) d[31], inout(reg32) d[32], inout(reg32) d[33], inout(reg32) d[34], inout(reg32) d[35],
+            inout(reg32) d[36], inout(reg32) d[37], inout(reg32) d[38], inout(reg32) d[39], inout(reg32) d[40], inout(reg32) d[41],
+            inout(reg32) d[42], inout(reg32) d[43], inout(reg32) d[44], inout(reg32) d[45], inout(reg32) d[46], inout(reg32) d[47],
+            in(reg64) desc_a,
+            in(reg64) desc_b,
+            in(reg32) accumulate as u32,
+        )
+    }
+}
+
+impl SwappedAccumulators for [f32; 48] {
+    #[inline(always)]
+    unsafe fn mma_a_transposed(&mut self, desc_a: u64, desc_b: u64) {
+        unsafe { mma_bf16_m64n96k16_a_transposed(self, desc_a, desc_b, true) }
+    }
+}
+
+/// `wgmma.mma_async.sync.aligned.m64n112k16.f32.bf16.bf16`: as
+/// [`mma_bf16_m64n16k16_a_transposed`], with 112 rows of the activations
+/// as wgmma's N (BF16 rung 13's tiles fitted to M in steps of 16).
+///
+/// # Safety
+/// As [`mma_bf16_m64n16k16_a_transposed`].
+#[inline(always)]
+pub unsafe fn mma_bf16_m64n112k16_a_transposed(d: &mut [f32; 56], desc_a: u64, desc_b: u64, accumulate: bool) {
+    unsafe {
+        core::arch::asm!(
+            "{{ .reg .pred p;",
+            "setp.ne.u32 p, {58}, 0;",
+            concat!(
+                "wgmma.mma_async.sync.aligned.m64n112k16.f32.bf16.bf16 ",
+                "{{{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9}, {10}, {11}, {12}, {13}, {14}, {15}, {16}, {17}, {18}, {19}, {20}, {21}, {22}, {23}, {24}, {25}, {26}, {27}, {28}, {29}, {30}, {31}, {32}, {33}, {34}, {35}, {36}, {37}, {38}, {39}, {40}, {41}, {42}, {43}, {44}, {45}, {46}, {47}, {48}, {49}, {50}, {51}, {52}, {53}, {54}, {55}}}, {56}, {57}, p, 1, 1, 1, 0; }}",
+            ),
+            inout(reg32) d[0], inout(reg32) d[1], inout(reg32) d[2], inout(reg32) d[3], inout(reg32) d[4], inout(reg32) d[5],
+            inout(reg32) d[6], inout(reg32) d[7], inout(reg32) d[8], inout(reg32) d[9], inout(reg32) d[10], inout(reg32) d[11],
+            inout(reg32) d[12], inout(reg32) d[13], inout(reg32) d[14], inout(reg32) d[15], inout(reg32) d[16], inout(reg32) d[17],
+            inout(reg32) d[18], inout(reg32) d[19], inout(reg32) d[20], inout(reg32) d[21], inout(reg32) d[22], inout(reg32) d[23],
+            inout(reg32) d[24], inout(reg32) d[25], inout(reg32) d[26], inout(reg32) d[27], inout(reg32) d[28], inout(reg32) d[29],
+            inout(reg32) d[30], inout(reg32) d[31], inout(reg32) d[32], inout(reg32) d[33], inout(reg32) d[34], inout(reg32) d[35],
+            inout(reg32) d[36], inout(reg32) d[37], inout(reg32) d[38], inout(reg32) d[39], inout(reg32) d[40], inout(reg32) d[41],
+            inout(reg32) d[42], inout(reg32) d[43], inout(reg32) d[44], inout(reg32) d[45], inout(reg32) d[46], inout(reg32) d[47],
+            inout(reg32) d[48], inout(reg32) d[49], inout(reg32) d[50], inout(reg32) d[51], inout(reg32) d[52], inout(reg32) d[53],
+            inout(reg32) d[54], inout(reg32) d[55],
+            in(reg64) desc_a,
+            in(reg64) desc_b,
+            in(reg32) accumulate as u32,
+        )
+    }
+}
+
+impl SwappedAccumulators for [f32; 56] {
+    #[inline(always)]
+    unsafe fn mma_a_transposed(&mut self, desc_a: u64, desc_b: u64) {
+        unsafe { mma_bf16_m64n112k16_a_transposed(self, desc_a, desc_b, true) }
     }
 }
