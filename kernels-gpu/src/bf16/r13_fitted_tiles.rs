@@ -228,6 +228,35 @@ pub unsafe fn bf16_wgmma_swap_ab_64x128(m: u32, n: u32, k: u32, maps: *const u64
         >(m, n, k, maps.cast(), c, slice_k_tiles)
     }
 }
+
+/// Rung 12's kernel over tiles of 80 rows of A × 64 columns of B.
+#[kernel(sm_90a, bounds(SHAPE_80X64.threads(), 1))]
+pub unsafe fn bf16_wgmma_swap_ab_80x64(m: u32, n: u32, k: u32, maps: *const u64, c: *mut f32, slice_k_tiles: u32) {
+    unsafe {
+        swap_ab::body::<
+            { SHAPE_80X64.tiling.tile_m },
+            { SHAPE_80X64.consumers() },
+            { SHAPE_80X64.tiling.stages },
+            { SHAPE_80X64.tiling.tile_m as usize / 2 },
+            true,
+        >(m, n, k, maps.cast(), c, slice_k_tiles)
+    }
+}
+
+/// Rung 12's kernel over tiles of 80 rows of A × 128 columns of B.
+#[kernel(sm_90a, bounds(SHAPE_80X128.threads(), 1))]
+pub unsafe fn bf16_wgmma_swap_ab_80x128(m: u32, n: u32, k: u32, maps: *const u64, c: *mut f32, slice_k_tiles: u32) {
+    unsafe {
+        swap_ab::body::<
+            { SHAPE_80X128.tiling.tile_m },
+            { SHAPE_80X128.consumers() },
+            { SHAPE_80X128.tiling.stages },
+            { SHAPE_80X128.tiling.tile_m as usize / 2 },
+            true,
+        >(m, n, k, maps.cast(), c, slice_k_tiles)
+    }
+}
+
 /// Rung 12's kernel over tiles of 96 rows of A × 64 columns of B.
 #[kernel(sm_90a, bounds(SHAPE_96X64.threads(), 1))]
 pub unsafe fn bf16_wgmma_swap_ab_96x64(m: u32, n: u32, k: u32, maps: *const u64, c: *mut f32, slice_k_tiles: u32) {
@@ -279,33 +308,6 @@ pub unsafe fn bf16_wgmma_swap_ab_112x128(m: u32, n: u32, k: u32, maps: *const u6
             { SHAPE_112X128.consumers() },
             { SHAPE_112X128.tiling.stages },
             { SHAPE_112X128.tiling.tile_m as usize / 2 },
-            true,
-        >(m, n, k, maps.cast(), c, slice_k_tiles)
-    }
-}
-/// Rung 12's kernel over tiles of 80 rows of A × 64 columns of B.
-#[kernel(sm_90a, bounds(SHAPE_80X64.threads(), 1))]
-pub unsafe fn bf16_wgmma_swap_ab_80x64(m: u32, n: u32, k: u32, maps: *const u64, c: *mut f32, slice_k_tiles: u32) {
-    unsafe {
-        swap_ab::body::<
-            { SHAPE_80X64.tiling.tile_m },
-            { SHAPE_80X64.consumers() },
-            { SHAPE_80X64.tiling.stages },
-            { SHAPE_80X64.tiling.tile_m as usize / 2 },
-            true,
-        >(m, n, k, maps.cast(), c, slice_k_tiles)
-    }
-}
-
-/// Rung 12's kernel over tiles of 80 rows of A × 128 columns of B.
-#[kernel(sm_90a, bounds(SHAPE_80X128.threads(), 1))]
-pub unsafe fn bf16_wgmma_swap_ab_80x128(m: u32, n: u32, k: u32, maps: *const u64, c: *mut f32, slice_k_tiles: u32) {
-    unsafe {
-        swap_ab::body::<
-            { SHAPE_80X128.tiling.tile_m },
-            { SHAPE_80X128.consumers() },
-            { SHAPE_80X128.tiling.stages },
-            { SHAPE_80X128.tiling.tile_m as usize / 2 },
             true,
         >(m, n, k, maps.cast(), c, slice_k_tiles)
     }
