@@ -14,10 +14,10 @@ pub(crate) use device::ClusterBlock;
 mod device {
     use super::CLUSTER;
     use crate::gemm::hopper::ring::Ring;
-    use crate::gemm::hopper::stages::{B_BOX_BYTES, Stages, TILING};
+    use crate::gemm::hopper::stages::{A_TILE_BYTES, B_BOX_BYTES, Stages, TILING};
     use crate::gemm::hopper::tile_origin;
     use crate::gpu;
-    use crate::gpu::hopper::descriptor::{ATOM_BYTES, SWIZZLE_BYTES};
+    use crate::gpu::hopper::descriptor::ATOM_BYTES;
     use crate::gpu::hopper::tma::{self, TensorMap};
     use crate::gpu::hopper::{cluster_rank, shared_address, sync_cluster};
 
@@ -25,8 +25,6 @@ mod device {
     const TILE_K: u32 = TILING.tile_k;
     const CONSUMERS: u32 = TILE_M / 64;
     const EVERY_BLOCK: u16 = (1 << CLUSTER) - 1;
-    /// Bytes of a stage's A tile: `TILE_M` rows of one 128-byte swizzle row.
-    const A_BYTES: u32 = TILE_M * SWIZZLE_BYTES;
 
     /// What a block of a clustered rung sets up before its warpgroups part:
     /// the `STAGES` stages (of tiles `N` columns wide), the staging area after them,
@@ -129,7 +127,7 @@ mod device {
             let (ring, tiles) = (&self.ring, self.tiles);
             let copies_a = row0 < self.rows;
             unsafe {
-                let s = ring.acquire(i, if copies_a { Stages::<N>::BYTES } else { Stages::<N>::BYTES - A_BYTES });
+                let s = ring.acquire(i, if copies_a { Stages::<N>::BYTES } else { Stages::<N>::BYTES - A_TILE_BYTES });
                 if copies_a {
                     tma::load_2d(tiles.a(s), maps, ring.full(s), kt * TILE_K, row0);
                 }

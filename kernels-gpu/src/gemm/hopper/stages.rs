@@ -15,10 +15,13 @@ pub const TILING: Tiling = wgmma_tiling(2, 256, 64, 4);
 const TILE_M: u32 = TILING.tile_m;
 const TILE_N: u32 = TILING.tile_n;
 const TILE_K: u32 = TILING.tile_k;
-/// A stage of tiles `tile_n` wide: A's tile (TILE_M rows × 128 bytes),
-/// then B's (TILE_K rows × `tile_n` × 2 bytes).
+/// A stage's tile of A: TILE_M rows of TILE_K BF16 values (one 128-byte
+/// swizzle row each).
+pub const A_TILE_BYTES: u32 = TILE_M * TILE_K * 2;
+/// A stage of tiles `tile_n` wide: A's tile ([`A_TILE_BYTES`]), then B's
+/// (TILE_K rows × `tile_n` × 2 bytes).
 pub const fn stage_bytes(tile_n: u32) -> u32 {
-    (TILE_M + tile_n) * TILE_K * 2
+    A_TILE_BYTES + tile_n * TILE_K * 2
 }
 /// A stage of [`TILING`]'s tiles.
 pub const STAGE_BYTES: u32 = stage_bytes(TILE_N);
@@ -45,7 +48,6 @@ pub(crate) use device::*;
 mod device {
     use super::*;
     use crate::gemm::hopper::ring::Ring;
-    use crate::gpu::hopper::descriptor::SWIZZLE_BYTES;
     use crate::gpu::hopper::tma::{self, TensorMap};
 
     /// Shared addresses of one stage's tiles, for tiles `N` columns wide.
@@ -61,7 +63,7 @@ mod device {
             self.first + stage * Self::BYTES
         }
         pub fn b(self, stage: u32) -> u32 {
-            self.a(stage) + TILE_M * SWIZZLE_BYTES
+            self.a(stage) + A_TILE_BYTES
         }
     }
 
