@@ -827,14 +827,16 @@ pub const FITTED_TIE_SECONDS: f64 = 1e-6;
 ///   (Llama-2-7B's qkv at M = 128, N = 12288: 96 tiles of 128×128 with K
 ///   whole, predicted 39 µs, took 31.3 where 64 tiles of 128×192 in 2
 ///   slices, 128 SMs busy, predicted 46, took 33.6);
-/// - within [`FITTED_TIE_SECONDS`] of it, the columns that keep the SMs
-///   busiest: the units (tiles × slices) over the SMs' rounds (as many
-///   clusters as fit per round). At N = 4096, 64 columns make 64 tiles in
-///   2 slices (128 of 132 SMs) where 128 columns make 32 in 3 (96), and
-///   ran o and down at M ≤ 16 3-5% faster, at M = 128 6%;
-/// - then two consumers or fewer: three lose a tie whatever their bytes
-///   (128×192 ran qkv at M = 128 in 23.8 µs where 128×128, as busy, took
-///   20.6);
+/// - within [`FITTED_TIE_SECONDS`] of it, two consumers or fewer: three
+///   lose a tie whatever else (128×192 ran Llama-3-8B's qkv at M = 128 in
+///   23.8 µs where 128×128, as busy, took 20.6; at N = 5120, busier with
+///   K in 4 slices, Llama-3.2-3B's qkv in 19.4 µs where 128×128 in 2 took
+///   17.0);
+/// - then the columns that keep the SMs busiest: the units (tiles ×
+///   slices) over the SMs' rounds (as many clusters as fit per round). At
+///   N = 4096, 64 columns make 64 tiles in 2 slices (128 of 132 SMs)
+///   where 128 columns make 32 in 3 (96), and ran o and down at M ≤ 16
+///   3-5% faster, at M = 128 6%;
 /// - then the fewest bytes each SM streams (its units' rows of A and
 ///   columns of the weights, over its rounds): where DRAM sets the time
 ///   either way, an SM that reads less keeps up with it (Llama-3-8B's
@@ -865,11 +867,11 @@ pub fn fitted_choice(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine) -> Opti
         })
         .collect();
     let fastest = candidates.iter().map(|c| c.seconds).min_by(f64::total_cmp)?;
-    // Of the tied, the busiest, then two consumers or fewer, then the
+    // Of the tied, two consumers or fewer, then the busiest, then the
     // fewest bytes, then the first (`min_by` keeps the first of equals).
     let tied = candidates.into_iter().filter(|c| c.seconds <= fastest + FITTED_TIE_SECONDS);
     let chosen = tied
-        .min_by(|a, b| b.busy.total_cmp(&a.busy).then(a.three_consumers.cmp(&b.three_consumers)).then(a.streamed.total_cmp(&b.streamed)))?;
+        .min_by(|a, b| a.three_consumers.cmp(&b.three_consumers).then(b.busy.total_cmp(&a.busy)).then(a.streamed.total_cmp(&b.streamed)))?;
     Some((chosen.tile, chosen.seconds, chosen.slices))
 }
 
@@ -1373,16 +1375,18 @@ mod tests {
             fitted_tiles(Dtype::Bf16)[tile].tiling.tiling.tile_n
         };
         assert_eq!([columns(4096), columns(6144)], [64, 128]);
-        // At M = 256, qkv: 96 tiles of 128x128 in one round keep as many SMs
-        // busy (73%) as 192 of 128x64 in two; 64 of 128x192 in 2 slices
-        // keep 128 (97%). At N = 5120 and M = 128, 27 tiles of 128x192 in
-        // 4 slices keep 108 SMs busy at once; 40 of 128x128 in 5 slices
-        // need two rounds (22 clusters of 5 fit).
+        // At M = 256, qkv: 64 tiles of 128x192 in 2 slices keep 128 SMs
+        // busy (97%), 96 of 128x128 in one round 96; at N = 5120 and
+        // M = 128, 27 tiles of 128x192 in 4 slices 108, 40 of 128x128 in 2
+        // slices 80 (5 would need two rounds: 22 clusters of 5 fit). The
+        // model's times tie, and two consumers win the tie: on the H200,
+        // 29.5 against 28.4 us at M = 256 (where auto takes rung 16), 20.1
+        // against 22.0 at Mistral-NeMo's o (N = 5120, M = 128).
         let wide = |(m, n): (u32, u32)| {
             let (tile, _, _) = fitted_choice(Dtype::Bf16, (m, n, 4096), &Machine::H200).unwrap();
             fitted_tiles(Dtype::Bf16)[tile].tiling.tiling.tile_n
         };
-        assert_eq!([wide((256, 6144)), wide((128, 5120))], [192, 192]);
+        assert_eq!([wide((256, 6144)), wide((128, 5120))], [128, 128]);
         // At M = 1 the same for 16 rows: N = 4096 gets 64 columns, N = 6144
         // and gate_up's 28672 get 128.
         let narrow = |n: u32| {
@@ -1414,7 +1418,7 @@ mod tests {
     }
 
     /// The fitted tile is the fastest predicted, and only among those
-    /// within a microsecond of it the busiest. At Llama-2-7B's qkv at
+    /// within a microsecond of it two consumers, then the busiest. At Llama-2-7B's qkv at
     /// M = 128 (N = 12288) 96 tiles of 128x128 with K whole (predicted 39
     /// µs) took 31.3 on the H200, where 64 of 128x192 in 2 slices (128 SMs
     /// busy, predicted 46) took 33.6 and rung 14's 128x192 tiles 37.6. At
@@ -1425,6 +1429,11 @@ mod tests {
         assert_eq!(pick(Dtype::Bf16, (128, 12288, 4096)), Pick::FittedTiles { tile: tile(128, 128), slices: KSlices::whole(64) });
         let Pick::FittedTiles { tile: chosen, .. } = pick(Dtype::Bf16, (128, 4096, 14336)) else { panic!("not the fitted tiles") };
         assert_eq!(chosen, tile(128, 64));
+        // Three consumers lose a tie even to fewer busy SMs: Llama-3.2-3B's
+        // qkv at M = 128, 128x192 in 4 slices (108 SMs) 19.4 us, 128x128 in
+        // 2 (80 SMs) 17.0.
+        let Pick::FittedTiles { tile: chosen, .. } = pick(Dtype::Bf16, (128, 5120, 3072)) else { panic!("not the fitted tiles") };
+        assert_eq!(chosen, tile(128, 128));
     }
 
     /// The swap-AB rung's second launch and persistent start
