@@ -54,6 +54,7 @@ use super::dtype::Dtype;
 use kernels_gpu::gemm::hopper::HopperKernel;
 use kernels_gpu::gemm::small_m::{self, SmallMPlan};
 use kernels_gpu::gemm::split_k::{ClusterSlots, KSlices};
+use kernels_gpu::gemm::tiling::Tiling;
 
 /// Clusters of 1 to 8 blocks of the Hopper GEMMs that the H200 runs at
 /// once, as its driver reports them (`ptx-ladder info`).
@@ -358,6 +359,9 @@ pub enum Pick {
         tile: usize,
         slices: KSlices,
     },
+    /// The ladder's tensor-core rung of the portable module (BF16 rung 1,
+    /// SGEMM rung 11): any shape, any GPU from Ampere on.
+    Portable,
 }
 
 /// A pick, the predicted time of every candidate and the reason in words.
@@ -365,6 +369,8 @@ pub enum Pick {
 pub struct Choice {
     pub pick: Pick,
     pub small_m_seconds: f64,
+    /// The portable module's tensor-core rung ([`portable_time`]).
+    pub portable_seconds: f64,
     /// None where the tiled rung cannot run (not Hopper, or a shape its
     /// TMA copies cannot take).
     pub tiled_seconds: Option<f64>,
@@ -527,6 +533,67 @@ pub fn tiled_kernel(dtype: Dtype) -> &'static HopperKernel {
 fn tile_seconds(dtype: Dtype, (rows, cols): (u32, u32), k: u32, gpu: &Machine, efficiency: f64) -> f64 {
     let per_sm = gpu.tensor_flops * tiled_efficiency(dtype) * efficiency / gpu.multiprocessors as f64;
     2.0 * rows as f64 * cols as f64 * k as f64 / per_sm
+}
+
+/// The portable module's tensor-core rung's tiles: BF16 rung 1's 128×256
+/// (`mma.sync`), SGEMM rung 11's 128×128 (3xTF32 on `mma.sync`).
+pub fn portable_tiling(dtype: Dtype) -> Tiling {
+    match dtype {
+        Dtype::Bf16 => kernels_gpu::bf16::r01_mma_sync::TILING,
+        Dtype::F32 => kernels_gpu::sgemm::r11_tensor_cores::TILING,
+    }
+}
+
+/// The portable tensor-core rung's rate per tile against the tiled rung's
+/// ([`tile_seconds`]), where the rows of A and B are whole 16 bytes
+/// (`aligned`: copied by 16-byte `cp.async`) and where they are not (4-
+/// or 2-byte copies, each checked against the edges).
+fn portable_efficiency(dtype: Dtype, aligned: bool) -> f64 {
+    match (dtype, aligned) {
+        (Dtype::Bf16, true) => PORTABLE_BF16_EFFICIENCY,
+        (Dtype::Bf16, false) => PORTABLE_BF16_UNALIGNED_EFFICIENCY,
+        (Dtype::F32, true) => PORTABLE_TF32X3_EFFICIENCY,
+        (Dtype::F32, false) => PORTABLE_TF32X3_UNALIGNED_EFFICIENCY,
+    }
+}
+
+/// BF16 rung 1's tiles against rung 7's full-tile rate: at 4096³ on the
+/// H200 it took 550 µs (512 tiles, 4 rounds of one block per SM: 1.95
+/// TFLOP/s per SM).
+pub const PORTABLE_BF16_EFFICIENCY: f64 = 0.39;
+
+/// BF16 rung 1's tiles where K or N is not a multiple of 8: 0.57-0.83
+/// TFLOP/s per SM on the H200 over seven shapes from 32 × 4097 × 4097 to
+/// 4097³ (median 0.69), a third of its aligned rate.
+pub const PORTABLE_BF16_UNALIGNED_EFFICIENCY: f64 = 0.138;
+
+/// SGEMM rung 11's tiles against rung 12's full-tile rate: at 4096³ on the
+/// H200 it took 2281 µs (1024 tiles, 8 rounds: 0.47 TFLOP/s per SM).
+pub const PORTABLE_TF32X3_EFFICIENCY: f64 = 0.56;
+
+/// SGEMM rung 11's tiles where K or N is not a multiple of 4: 0.353-0.357
+/// TFLOP/s per SM on the H200 over four shapes from 100 × 49153 × 3072
+/// to 4097³.
+pub const PORTABLE_TF32X3_UNALIGNED_EFFICIENCY: f64 = 0.42;
+
+/// The portable tensor-core rung's predicted time, where the Hopper rungs
+/// cannot run (a GPU before Hopper, or K or N whose rows TMA cannot copy:
+/// not whole 16 bytes): rounds of one tile per SM (its registers leave
+/// room for one block), each at a fraction of the tiled rung's rate
+/// ([`PORTABLE_BF16_EFFICIENCY`] and the three beside it, by element type
+/// and whether rows are whole 16 bytes); at least its bytes' time; one
+/// launch. Without it a BF16
+/// GEMM of 128 × 12289 × 4100 ran the small-M kernel in 1245 µs on the
+/// H200 (rung 1: 459; cuBLAS 123), 4097³ in 10030 (2047; 1026).
+pub fn portable_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine) -> f64 {
+    let tiling = portable_tiling(dtype);
+    let tiles = m.div_ceil(tiling.tile_m) as u64 * n.div_ceil(tiling.tile_n) as u64;
+    let rounds = tiles.div_ceil(gpu.multiprocessors as u64) as f64;
+    let row = |values: u32| ((values as f64 * input_bytes(dtype)) as u64).is_multiple_of(16);
+    let efficiency = portable_efficiency(dtype, row(k) && row(n));
+    let arithmetic = rounds * tile_seconds(dtype, (tiling.tile_m, tiling.tile_n), k, gpu, efficiency);
+    let memory = min_bytes((m, n, k), input_bytes(dtype)) / gpu.dram_bytes;
+    arithmetic.max(memory) + LAUNCH_SECONDS
 }
 
 /// The tiled rung's predicted time, and its tiles. A cluster of blocks stacked along M (BF16 rung 7 pairs them,
@@ -916,9 +983,17 @@ pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tensor_cores: 
     let roofline = format!("{intensity:.0} FLOP/B vs ridge {:.0}: {bound}", gpu.ridge());
     let small_m_why = format!("small-M kernel, {} K-splits x {} column blocks", plan.splits, n.div_ceil(plan.block_columns()));
     if !tensor_cores {
+        let portable_seconds = portable_time(dtype, size, gpu);
+        let portable = portable_tiling(dtype);
+        let (pick, chosen) = if portable_seconds < small_m_seconds {
+            (Pick::Portable, format!("tensor-core tiles of {}x{} (mma.sync)", portable.tile_m, portable.tile_n))
+        } else {
+            (Pick::SmallM(plan), small_m_why)
+        };
         return Choice {
-            pick: Pick::SmallM(plan),
+            pick,
             small_m_seconds,
+            portable_seconds,
             tiled_seconds: None,
             narrow_seconds: None,
             split_seconds: None,
@@ -927,7 +1002,11 @@ pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tensor_cores: 
             swap_seconds: None,
             deep_k_seconds: None,
             fitted_seconds: None,
-            why: format!("{roofline}; {small_m_why} (no tensor-core rung here)"),
+            why: format!(
+                "{roofline}; predicted us: small-M {:.0}, mma.sync tiles {:.0}: {chosen} (no Hopper rung takes this shape here)",
+                small_m_seconds * 1e6,
+                portable_seconds * 1e6
+            ),
         };
     }
     let (tiled_seconds, tiles) = tiled_time(dtype, size, gpu);
@@ -1000,6 +1079,14 @@ pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tensor_cores: 
         candidates.push((Pick::FittedTiles { tile, slices }, seconds, why));
         seconds
     });
+    // Slower than the Hopper rungs wherever they take the shape as they
+    // were built for it, but not where SGEMM's split of B cannot run (N
+    // not a multiple of 4) and its other rungs split B in passes through
+    // DRAM: 100 × 49153 × 3072 took 845 µs on rung 11, 2997 on the
+    // small-M kernel, and rung 12 was predicted as slow.
+    let portable_seconds = portable_time(dtype, size, gpu);
+    let portable = portable_tiling(dtype);
+    candidates.push((Pick::Portable, portable_seconds, format!("tensor-core tiles of {}x{} (mma.sync)", portable.tile_m, portable.tile_n)));
     let predicted: Vec<String> =
         candidates.iter().map(|(pick, seconds, _)| format!("{} {:.0}", short_name(dtype, pick), seconds * 1e6)).collect();
     let (pick, _, chosen) = candidates.into_iter().min_by(|a, b| a.1.total_cmp(&b.1)).expect("candidates");
@@ -1007,6 +1094,7 @@ pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tensor_cores: 
     Choice {
         pick,
         small_m_seconds,
+        portable_seconds,
         tiled_seconds: Some(tiled_seconds),
         narrow_seconds,
         split_seconds: Some(split_seconds),
@@ -1046,6 +1134,7 @@ fn short_name(dtype: Dtype, pick: &Pick) -> String {
         Pick::SwapAb(_) => "swap-AB",
         Pick::DeepK(_) => "deep-K",
         Pick::FittedTiles { .. } => "fitted tiles",
+        Pick::Portable => "mma.sync tiles",
     };
     name.to_string()
 }
@@ -1143,7 +1232,47 @@ mod tests {
         // 8 us to start one row of A's kernel and add its slices.
         assert!((choice.small_m_seconds * 1e6 - 34.2).abs() < 0.1, "{}", choice.small_m_seconds);
         let elsewhere = choose(Dtype::Bf16, (4096, 4096, 4096), &Machine::H200, false);
-        assert!(matches!(elsewhere.pick, Pick::SmallM(_)) && elsewhere.why.ends_with("(no tensor-core rung here)"));
+        assert_eq!(elsewhere.pick, Pick::Portable, "{}", elsewhere.why);
+        assert!(
+            elsewhere.why.ends_with("tensor-core tiles of 128x256 (mma.sync) (no Hopper rung takes this shape here)"),
+            "{}",
+            elsewhere.why
+        );
+    }
+
+    /// Where no Hopper rung runs (a GPU before Hopper, or rows of K or N
+    /// that are not whole 16 bytes for TMA), the portable module's
+    /// tensor-core rung: its model gives the H200's measured times within
+    /// 20% (BF16 rung 1: 550 µs at 4096³, 2047 at 4097³, 649 at
+    /// 1024 × 4097 × 4096, 459 at 128 × 12289 × 4100; SGEMM rung 11: 2281
+    /// at 4096³, 3395 at 4097³). It
+    /// takes the shapes the small-M kernel would compute on the CUDA cores
+    /// at many rows (128 × 12289 × 4100: 1245 µs on the small-M kernel, 459
+    /// on rung 1); at 32 rows the small-M kernel stays (32 × 4097 × 4097:
+    /// 135 µs against rung 1's 387), and at M = 1.
+    #[test]
+    fn odd_shapes_keep_the_tensor_cores() {
+        for (dtype, size, measured) in [
+            (Dtype::Bf16, (4096, 4096, 4096), 550e-6),
+            (Dtype::Bf16, (4097, 4097, 4097), 2047e-6),
+            (Dtype::Bf16, (1024, 4097, 4096), 649e-6),
+            (Dtype::Bf16, (128, 12289, 4100), 459e-6),
+            (Dtype::F32, (4096, 4096, 4096), 2281e-6),
+            (Dtype::F32, (4097, 4097, 4097), 3395e-6),
+        ] {
+            let predicted = portable_time(dtype, size, &Machine::H200);
+            assert!((predicted / measured - 1.0).abs() < 0.2, "{dtype:?} {size:?}: {predicted}");
+        }
+        assert_eq!(choose(Dtype::Bf16, (128, 12289, 4100), &Machine::H200, false).pick, Pick::Portable);
+        assert!(matches!(choose(Dtype::Bf16, (32, 4097, 4097), &Machine::H200, false).pick, Pick::SmallM(_)));
+        assert_eq!(choose(Dtype::Bf16, (1000, 1000, 1031), &Machine::H200, false).pick, Pick::Portable);
+        for dtype in [Dtype::Bf16, Dtype::F32] {
+            assert!(matches!(choose(dtype, (1, 4097, 4097), &Machine::H200, false).pick, Pick::SmallM(_)));
+        }
+        // On Hopper too, where SGEMM's split of B cannot take N: 845 µs on
+        // rung 11 at 100 × 49153 × 3072, 2997 on the small-M kernel.
+        assert_eq!(choose(Dtype::F32, (100, 49153, 3072), &Machine::H200, true).pick, Pick::Portable);
+        assert!(!matches!(choose(Dtype::F32, (100, 49152, 3072), &Machine::H200, true).pick, Pick::Portable));
     }
 
     /// At M = 16 and 128 the small-M kernel's FMAs, not its bytes, set its

@@ -1,8 +1,8 @@
 //! BF16 rung 13 on the host: of the swapped GEMM's tile shapes
 //! ([`kernels_gpu::bf16::r13_fitted_tiles::TILES`]), the one that fits the
 //! shape ([`auto::fitted_choice`]: the fewest rows that hold M, then the
-//! columns that keep the SMs busiest), prepared and run as any other
-//! Hopper kernel.
+//! columns predicted fastest), prepared and run as any other Hopper
+//! kernel.
 
 use super::auto::{self, Machine};
 use super::buffers::Buffers;

@@ -33,6 +33,9 @@ pub trait SmallMElement: Element {
     /// The ladder's rung with tiles fitted to the shape, if it has one
     /// ([`auto::fitted_tiles`]).
     fn fitted() -> Option<&'static dyn RungKernel<Self>>;
+    /// The ladder's tensor-core rung of the portable module, for any shape
+    /// ([`auto::portable_time`]).
+    fn portable() -> &'static dyn RungKernel<Self>;
     /// The type's whole ladder.
     fn ladder() -> Ladder<Self>;
 }
@@ -52,6 +55,11 @@ impl SmallMElement for f32 {
 
     fn fitted() -> Option<&'static dyn RungKernel<f32>> {
         None
+    }
+
+    /// Rung 11: 3xTF32 on `mma.sync`, as accurate as the Hopper rungs'.
+    fn portable() -> &'static dyn RungKernel<f32> {
+        &kernels_gpu::sgemm::r11_tensor_cores::KERNEL
     }
 
     /// Rung 8 at its first tile shape: the sweep is about shapes, not tuning.
@@ -75,6 +83,11 @@ impl SmallMElement for bf16 {
 
     fn fitted() -> Option<&'static dyn RungKernel<bf16>> {
         Some(&super::fitted::FittedTilesRung)
+    }
+
+    /// Rung 1: `mma.sync` fed by `cp.async`.
+    fn portable() -> &'static dyn RungKernel<bf16> {
+        &kernels_gpu::bf16::r01_mma_sync::KERNEL
     }
 
     fn ladder() -> Ladder<bf16> {
@@ -198,8 +211,10 @@ impl<E: SmallMElement> RungKernel<E> for SmallMRung {
     }
 }
 
-/// The "auto" rung: the small-M kernel or the top tensor-core rung,
-/// whichever the model predicts faster for the shape.
+/// The "auto" rung: the small-M kernel or one of the tensor-core rungs,
+/// whichever the model predicts faster for the shape; where the Hopper
+/// rungs cannot run, the small-M kernel or the portable module's
+/// tensor-core rung.
 pub struct AutoRung;
 
 impl AutoRung {
@@ -229,6 +244,7 @@ impl AutoRung {
             Pick::SwapAb(_) => E::hopper(auto::swap_kernel(E::DTYPE).unwrap_or(auto::split_kernel(E::DTYPE))),
             Pick::DeepK(_) => E::hopper(auto::deep_k_kernel(E::DTYPE).unwrap_or(auto::split_kernel(E::DTYPE))),
             Pick::FittedTiles { .. } => E::fitted().unwrap_or(E::hopper(auto::split_kernel(E::DTYPE))),
+            Pick::Portable => E::portable(),
         };
         (kernel, choice)
     }

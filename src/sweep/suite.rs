@@ -131,6 +131,7 @@ mod tests {
             ("sweep-m32-m64.csv", &["sweep-h200-bf16-m32-m64.json"][..]),
             ("sweep-large-m.csv", &["sweep-h200-bf16-large-m.json"][..]),
             ("sweep-unseen-models.csv", &["sweep-h200-bf16-unseen-models.json", "sweep-h200-f32-unseen-models.json"][..]),
+            ("sweep-odd-shapes.csv", &["sweep-h200-bf16-odd-shapes.json", "sweep-h200-f32-odd-shapes.json"][..]),
         ] {
             let shapes = parse(&read(suite)).unwrap();
             for table in tables {
