@@ -576,15 +576,14 @@ pub const PORTABLE_TF32X3_EFFICIENCY: f64 = 0.56;
 /// to 4097³.
 pub const PORTABLE_TF32X3_UNALIGNED_EFFICIENCY: f64 = 0.42;
 
-/// The portable tensor-core rung's predicted time, where the Hopper rungs
-/// cannot run (a GPU before Hopper, or K or N whose rows TMA cannot copy:
-/// not whole 16 bytes): rounds of one tile per SM (its registers leave
-/// room for one block), each at a fraction of the tiled rung's rate
-/// ([`PORTABLE_BF16_EFFICIENCY`] and the three beside it, by element type
-/// and whether rows are whole 16 bytes); at least its bytes' time; one
-/// launch. Without it a BF16
-/// GEMM of 128 × 12289 × 4100 ran the small-M kernel in 1245 µs on the
-/// H200 (rung 1: 459; cuBLAS 123), 4097³ in 10030 (2047; 1026).
+/// The portable tensor-core rung's predicted time: rounds of one tile per
+/// SM (its registers leave room for one block), each at a fraction of the
+/// tiled rung's rate ([`PORTABLE_BF16_EFFICIENCY`] and the three beside
+/// it, by element type and whether rows are whole 16 bytes); at least its
+/// bytes' time; one launch. It matters where the Hopper rungs cannot run
+/// (a GPU before Hopper, or K or N whose rows TMA cannot copy): without it
+/// a BF16 GEMM of 128 × 12289 × 4100 ran the small-M kernel in 1245 µs on
+/// the H200 (rung 1: 459; cuBLAS 123), 4097³ in 10030 (2047; 1026).
 pub fn portable_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine) -> f64 {
     let tiling = portable_tiling(dtype);
     let tiles = m.div_ceil(tiling.tile_m) as u64 * n.div_ceil(tiling.tile_n) as u64;
@@ -1245,11 +1244,11 @@ mod tests {
     /// tensor-core rung: its model gives the H200's measured times within
     /// 20% (BF16 rung 1: 550 µs at 4096³, 2047 at 4097³, 649 at
     /// 1024 × 4097 × 4096, 459 at 128 × 12289 × 4100; SGEMM rung 11: 2281
-    /// at 4096³, 3395 at 4097³). It
-    /// takes the shapes the small-M kernel would compute on the CUDA cores
-    /// at many rows (128 × 12289 × 4100: 1245 µs on the small-M kernel, 459
-    /// on rung 1); at 32 rows the small-M kernel stays (32 × 4097 × 4097:
-    /// 135 µs against rung 1's 387), and at M = 1.
+    /// at 4096³, 3395 at 4097³). It takes the shapes the small-M kernel
+    /// would compute on the CUDA cores at many rows (128 × 12289 × 4100:
+    /// 1245 µs on the small-M kernel, 459 on rung 1); at 32 rows the small-M
+    /// kernel stays (32 × 4097 × 4097: 135 µs against rung 1's 387), and at
+    /// M = 1.
     #[test]
     fn odd_shapes_keep_the_tensor_cores() {
         for (dtype, size, measured) in [
