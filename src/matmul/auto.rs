@@ -981,14 +981,18 @@ pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tensor_cores: 
     let bound = if gpu.memory_bound(size, input_bytes(dtype)) { "memory-bound" } else { "compute-bound" };
     let roofline = format!("{intensity:.0} FLOP/B vs ridge {:.0}: {bound}", gpu.ridge());
     let small_m_why = format!("small-M kernel, {} K-splits x {} column blocks", plan.splits, n.div_ceil(plan.block_columns()));
+    // Slower than the Hopper rungs wherever they take the shape as they
+    // were built for it, but not where SGEMM's split of B cannot run (N
+    // not a multiple of 4) and its other rungs split B in passes through
+    // DRAM: 100 × 49153 × 3072 took 845 µs on rung 11, 2997 on the
+    // small-M kernel, and rung 12 was predicted as slow. Where no Hopper
+    // rung runs, the only tensor-core candidate.
+    let portable_seconds = portable_time(dtype, size, gpu);
+    let portable = portable_tiling(dtype);
+    let portable_why = format!("tensor-core tiles of {}x{} (mma.sync)", portable.tile_m, portable.tile_n);
     if !tensor_cores {
-        let portable_seconds = portable_time(dtype, size, gpu);
-        let portable = portable_tiling(dtype);
-        let (pick, chosen) = if portable_seconds < small_m_seconds {
-            (Pick::Portable, format!("tensor-core tiles of {}x{} (mma.sync)", portable.tile_m, portable.tile_n))
-        } else {
-            (Pick::SmallM(plan), small_m_why)
-        };
+        let candidates = vec![(Pick::SmallM(plan), small_m_seconds, small_m_why), (Pick::Portable, portable_seconds, portable_why)];
+        let (pick, predicted, chosen) = fastest(dtype, candidates);
         return Choice {
             pick,
             small_m_seconds,
@@ -1001,11 +1005,7 @@ pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tensor_cores: 
             swap_seconds: None,
             deep_k_seconds: None,
             fitted_seconds: None,
-            why: format!(
-                "{roofline}; predicted us: small-M {:.0}, mma.sync tiles {:.0}: {chosen} (no Hopper rung takes this shape here)",
-                small_m_seconds * 1e6,
-                portable_seconds * 1e6
-            ),
+            why: format!("{roofline}; predicted us: {predicted}: {chosen} (no Hopper rung takes this shape here)"),
         };
     }
     let (tiled_seconds, tiles) = tiled_time(dtype, size, gpu);
@@ -1078,18 +1078,9 @@ pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tensor_cores: 
         candidates.push((Pick::FittedTiles { tile, slices }, seconds, why));
         seconds
     });
-    // Slower than the Hopper rungs wherever they take the shape as they
-    // were built for it, but not where SGEMM's split of B cannot run (N
-    // not a multiple of 4) and its other rungs split B in passes through
-    // DRAM: 100 × 49153 × 3072 took 845 µs on rung 11, 2997 on the
-    // small-M kernel, and rung 12 was predicted as slow.
-    let portable_seconds = portable_time(dtype, size, gpu);
-    let portable = portable_tiling(dtype);
-    candidates.push((Pick::Portable, portable_seconds, format!("tensor-core tiles of {}x{} (mma.sync)", portable.tile_m, portable.tile_n)));
-    let predicted: Vec<String> =
-        candidates.iter().map(|(pick, seconds, _)| format!("{} {:.0}", short_name(dtype, pick), seconds * 1e6)).collect();
-    let (pick, _, chosen) = candidates.into_iter().min_by(|a, b| a.1.total_cmp(&b.1)).expect("candidates");
-    let why = format!("{roofline}; {waves}; predicted us: {}: {chosen}", predicted.join(", "));
+    candidates.push((Pick::Portable, portable_seconds, portable_why));
+    let (pick, predicted, chosen) = fastest(dtype, candidates);
+    let why = format!("{roofline}; {waves}; predicted us: {predicted}: {chosen}");
     Choice {
         pick,
         small_m_seconds,
@@ -1104,6 +1095,16 @@ pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tensor_cores: 
         fitted_seconds,
         why,
     }
+}
+
+/// The fastest of `candidates` (pick, predicted seconds, reason; the first
+/// of equals), every candidate's predicted time in words ("small-M 34,
+/// tiled 213"), and the fastest's reason.
+fn fastest(dtype: Dtype, candidates: Vec<(Pick, f64, String)>) -> (Pick, String, String) {
+    let predicted: Vec<String> =
+        candidates.iter().map(|(pick, seconds, _)| format!("{} {:.0}", short_name(dtype, pick), seconds * 1e6)).collect();
+    let (pick, _, chosen) = candidates.into_iter().min_by(|a, b| a.1.total_cmp(&b.1)).expect("candidates");
+    (pick, predicted.join(", "), chosen)
 }
 
 /// How `tiles` tiles in clusters of `cluster` fill the SMs, round by
