@@ -107,6 +107,43 @@ fn every_fitted_tile_shape_is_correct_on_the_gpu() {
     }
 }
 
+/// Where K or N is not a multiple of 8, the auto rung may run a Hopper
+/// rung on copies of A, B and C whose rows are whole 16 bytes: every
+/// Hopper rung of the ladder, run so, is correct (zeros in the added
+/// columns of A and rows of B, C's added columns left behind), at shapes
+/// whose K, N or both need padding, from one element to several tiles.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn every_hopper_rung_is_correct_on_padded_copies() {
+    use ptx_ladder::device::PtxModule;
+    use ptx_ladder::matmul::auto::padded_size;
+    use ptx_ladder::matmul::dtype::Dtype;
+    use ptx_ladder::matmul::padded::Padded;
+    let gpu = Gpu::open().expect("a CUDA GPU");
+    let shapes = [(1, 1, 1), (17, 33, 9), (16, 2047, 2049), (255, 257, 129), (130, 1001, 4096), (4097, 1024, 513)];
+    for shape in shapes {
+        let padded = padded_size(Dtype::Bf16, shape).unwrap();
+        assert_ne!(padded, shape);
+        let problem = Bf16Problem::random(shape, shape.1 as u64 * 3 + shape.2 as u64);
+        let expected = reference(&problem, reference_rows(shape.0, shape.1, shape.2, 3));
+        let mut buffers = Buffers::<bf16>::upload(&gpu, &problem).unwrap();
+        let mut ran = 0;
+        for rung in ladder().rungs.iter().filter(|rung| rung.kernel.module() == PtxModule::Sm90a) {
+            if rung.skip_reason(gpu.info.compute_capability, padded).is_some() {
+                continue;
+            }
+            let expected = expected.for_arithmetic(rung.kernel.arithmetic_at(&gpu, padded));
+            let gemm = Padded::new(&gpu, &buffers, rung.kernel, padded).unwrap();
+            let (c, _) = measure(&gpu, &mut buffers, &gemm, &expected, Some(1), 0)
+                .unwrap_or_else(|e| panic!("rung {} padded at {shape:?}: {e}", rung.id));
+            let v = verdict(&expected, &c);
+            assert!(v.passed(), "rung {} ({}) padded at {shape:?}: {}", rung.id, rung.kernel.name(), v.describe());
+            ran += 1;
+        }
+        assert!(ran >= 10, "only {ran} Hopper rungs ran padded at {shape:?}");
+    }
+}
+
 /// Where the small-M rung cuts K, its blocks fit on the GPU at once, as
 /// the driver counts them (registers and shared memory of the kernel that
 /// runs): BF16's 8- and 16-row kernels hold fewer blocks per SM than the

@@ -32,6 +32,8 @@ fn the_module_holds_exactly_the_kernels_the_host_knows() {
     known.extend(kernels_gpu::sgemm::r13_small_m::KERNELS.iter().map(|k| k.name()));
     known.extend(kernels_gpu::bf16::r08_small_m::KERNELS.iter().map(|k| k.name()));
     known.push(kernels_gpu::gemm::split_k::SUM_SLICES.name());
+    // The auto rung's copies into and out of rows of whole 16 bytes.
+    known.extend([kernels_gpu::gemm::padding::PAD_ROWS_BF16.name(), kernels_gpu::gemm::padding::CROP_ROWS_F32.name()]);
     for rung in sgemm::ladder(&CONFIGS[0].kernel).rungs.iter().filter(|r| r.kernel.module() == PtxModule::Portable) {
         let picks_per_shape = ["small_m", "auto"].contains(&rung.kernel.name());
         assert!(picks_per_shape || known.contains(&rung.kernel.name()), "rung {} is missing from KERNELS", rung.id);

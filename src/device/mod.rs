@@ -93,6 +93,16 @@ impl Gpu {
         Ok(copy)
     }
 
+    /// `len` elements (at least one) of device memory whose bytes are all
+    /// zero (the zero of every element type this project uses).
+    pub fn zeroed<T: DeviceCopy>(&self, len: usize, what: &str) -> Result<DeviceBuffer<T>> {
+        let buffer = allocate::<T>(len, what)?;
+        let bytes = buffer.len() * std::mem::size_of::<T>();
+        let address = buffer.as_device_ptr().as_raw();
+        driver(unsafe { cust::sys::cuMemsetD8Async(address, 0, bytes, self.stream.as_inner()) }, format_args!("zeroing {what}"))?;
+        Ok(buffer)
+    }
+
     /// Copies `buffer` back into `host` (the first `host.len()` elements).
     pub fn download(&self, buffer: &DeviceBuffer<f32>, host: &mut [f32], what: &str) -> Result<()> {
         self.synchronize()?;

@@ -51,7 +51,7 @@
 //! same two limits.
 
 use super::dtype::Dtype;
-use kernels_gpu::gemm::hopper::HopperKernel;
+use kernels_gpu::gemm::hopper::{Entry, HopperKernel};
 use kernels_gpu::gemm::small_m::{self, SmallMPlan};
 use kernels_gpu::gemm::split_k::{ClusterSlots, KSlices};
 use kernels_gpu::gemm::tiling::Tiling;
@@ -218,6 +218,24 @@ fn input_passes(dtype: Dtype) -> f64 {
     }
 }
 
+/// What one launch of a 3xTF32 rung's split (A's or B's values into TF32
+/// big and small parts, whose bytes the model counts as passes over the
+/// inputs) costs besides its bytes: its start and its last blocks' tail.
+/// On the H200 rung 12 took 15.3 µs at 3136 × 64 × 27 and 17.6 at 255 ×
+/// 264 × 137, shapes whose bytes and tiles take 5-8 µs.
+pub const TF32X3_SPLIT_SECONDS: f64 = 4e-6;
+
+/// The fixed costs of a Hopper rung's split launches: A's and B's for the
+/// 3xTF32 rungs, A's alone where B is split in shared memory; none on
+/// BF16.
+fn split_launch_seconds(kernel: &HopperKernel) -> f64 {
+    match kernel.entry {
+        Entry::Tf32x3(_) | Entry::Tf32x3Split(_) => 2.0 * TF32X3_SPLIT_SECONDS,
+        Entry::Tf32x3RawB(_) => TF32X3_SPLIT_SECONDS,
+        Entry::Bf16(_) | Entry::Bf16Store(_) | Entry::Bf16Split(_) | Entry::Bf16ClusterSplit(_) => 0.0,
+    }
+}
+
 /// The small-M kernel's plan for elements of `element_bytes` on a GPU of
 /// `multiprocessors` SMs: what the model predicts and the rung runs.
 pub const fn small_m_plan((m, n, k): (u32, u32, u32), element_bytes: u32, multiprocessors: u32) -> SmallMPlan {
@@ -368,6 +386,11 @@ pub enum Pick {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Choice {
     pub pick: Pick,
+    /// The pick's predicted time, copies included.
+    pub seconds: f64,
+    /// The size the pick runs at, where it runs on copies of A, B and C
+    /// padded to rows of whole 16 bytes ([`Hopper::TakesPadded`]).
+    pub padded: Option<(u32, u32, u32)>,
     pub small_m_seconds: f64,
     /// The portable module's tensor-core rung ([`portable_time`]).
     pub portable_seconds: f64,
@@ -622,7 +645,8 @@ fn tiled_time_of(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine, kernel
     let waves = slots.div_ceil(gpu.multiprocessors as u64) as f64;
     let bytes = min_bytes((m, n, k), input_passes(dtype) * input_bytes(dtype));
     let arithmetic = waves * tile_seconds(dtype, (tile_m, tile_n), k, gpu, efficiency);
-    (combined_tiles(dtype, bytes / (gpu.dram_bytes * SPLIT_K_STREAM_EFFICIENCY), arithmetic, (m, tile_m)) + LAUNCH_SECONDS, tiles)
+    let fixed = LAUNCH_SECONDS + split_launch_seconds(kernel);
+    (combined_tiles(dtype, bytes / (gpu.dram_bytes * SPLIT_K_STREAM_EFFICIENCY), arithmetic, (m, tile_m)) + fixed, tiles)
 }
 
 /// The split-K rung's predicted time and cut: each SM's units (tiles ×
@@ -700,7 +724,8 @@ fn split_time_with(
     let arithmetic = unit_rounds(kernel, (m, n), slices, gpu) * slice_seconds(dtype, m, kernel, slices, gpu) / efficiency;
     let time = combined_tiles(dtype, bytes / (gpu.dram_bytes * stream), arithmetic, (m, kernel.tiling.tile_m()))
         + sum
-        + launches(slices) * LAUNCH_SECONDS;
+        + launches(slices) * LAUNCH_SECONDS
+        + split_launch_seconds(kernel);
     (time, slices)
 }
 
@@ -972,42 +997,161 @@ pub fn fitted_words(kernel: &HopperKernel, slices: KSlices) -> String {
     format!("tiles of {} rows x {} columns, {}", tiling.tile_m(), tiling.tiling.tile_n, cut_words(slices, tiling.tiling.tile_k, true))
 }
 
-/// Picks the kernel for one shape. `tensor_cores` says whether the
-/// tensor-core rungs can take this shape on this GPU.
-pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tensor_cores: bool) -> Choice {
-    let n = size.1;
+/// What the Hopper rungs make of a shape, as [`Hopper::of`] finds it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Hopper {
+    /// They take it as it is.
+    Takes,
+    /// They take it with N and K padded to this size (see
+    /// [`super::padded`]): TMA needs rows of whole 16 bytes.
+    TakesPadded((u32, u32, u32)),
+    /// Not a Hopper GPU, or a shape they cannot take even padded.
+    Cannot,
+}
+
+impl Hopper {
+    /// On a Hopper GPU (`on_hopper`) or not, what its rungs make of `size`.
+    pub fn of(dtype: Dtype, size: (u32, u32, u32), on_hopper: bool) -> Hopper {
+        let takes = |size| match dtype {
+            Dtype::Bf16 => super::hopper::bf16_shape_limit(size).is_none(),
+            Dtype::F32 => super::hopper::tf32x3_shape_limit(tiled_kernel(dtype), size).is_none(),
+        };
+        match padded_size(dtype, size) {
+            _ if !on_hopper => Hopper::Cannot,
+            _ if takes(size) => Hopper::Takes,
+            Some(padded) if takes(padded) => Hopper::TakesPadded(padded),
+            _ => Hopper::Cannot,
+        }
+    }
+}
+
+/// `size` with N and K rounded up to rows of whole 16 bytes (8 BF16 or 4
+/// fp32 values), M as it is; None where that passes `u32::MAX`.
+pub fn padded_size(dtype: Dtype, (m, n, k): (u32, u32, u32)) -> Option<(u32, u32, u32)> {
+    let values = (16.0 / input_bytes(dtype)) as u32;
+    Some((m, n.checked_next_multiple_of(values)?, k.checked_next_multiple_of(values)?))
+}
+
+/// The padding copies of A and B ([`kernels_gpu::gemm::padding`]), bytes
+/// read plus bytes written per second, on the H200: B of 128 × 12289 ×
+/// 4100 (202 MB both ways) took 49.4 µs, of 1024 × 50257 × 768 (154 MB)
+/// 39.4, of 4097³ (67 MB) 18.6 (Nsight, caches flushed).
+pub const PADDING_BYTES_PER_SECOND: f64 = 4.0e12;
+
+/// The same for C's copy back out of its padded rows, one value per
+/// thread: 4097³ (134 MB both ways) 45.4 µs, 1024 × 50257 (412 MB) 139.9.
+pub const CROP_BYTES_PER_SECOND: f64 = 3.0e12;
+
+/// One copy's launch and start, on top of its bytes: A of 128 × 12289 ×
+/// 4100 (2 MB) took 3.5 µs, of 16 × 2047 × 2049 2.9.
+pub const PADDING_COPY_SECONDS: f64 = 3e-6;
+
+/// The copies a padded run adds ([`super::padded`]): A and B read and
+/// written into rows of the padded width, C's columns read back and
+/// written, each copy with its start; the copies' rates scale with the
+/// GPU's DRAM bandwidth.
+pub fn padding_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine) -> f64 {
+    let inputs = 2.0 * input_bytes(dtype) * (m as f64 * k as f64 + k as f64 * n as f64);
+    let output = 2.0 * 4.0 * m as f64 * n as f64;
+    let scale = gpu.dram_bytes / Machine::H200.dram_bytes;
+    inputs / (PADDING_BYTES_PER_SECOND * scale) + output / (CROP_BYTES_PER_SECOND * scale) + 3.0 * PADDING_COPY_SECONDS
+}
+
+/// Picks the kernel for one shape, given what the Hopper rungs make of it
+/// ([`Hopper::of`]). Where they take it only padded, the faster of the
+/// rungs that take it as it is and the Hopper rungs' pick at the padded
+/// size plus the copies ([`padding_time`]).
+pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, hopper: Hopper) -> Choice {
+    match hopper {
+        Hopper::Takes => choose_on_hopper(dtype, size, gpu),
+        Hopper::Cannot => choose_as_is(dtype, size, gpu, "no Hopper rung takes this shape here".to_string()),
+        Hopper::TakesPadded(padded) => {
+            let copies = padding_time(dtype, size, gpu);
+            let on_hopper = choose_on_hopper(dtype, padded, gpu);
+            let (_, n, k) = size;
+            let widened = format!("N {n} -> {}, K {k} -> {}", padded.1, padded.2);
+            let as_is = choose_as_is(
+                dtype,
+                size,
+                gpu,
+                format!("padded to rows of whole 16 bytes ({widened}): {:.0}", (on_hopper.seconds + copies) * 1e6),
+            );
+            if as_is.seconds <= on_hopper.seconds + copies {
+                return as_is;
+            }
+            let why = format!(
+                "{}; with A, B and C copied into rows of whole 16 bytes ({widened}, copies {:.0} us; as they are: small-M {:.0}, mma.sync tiles {:.0})",
+                on_hopper.why,
+                copies * 1e6,
+                as_is.small_m_seconds * 1e6,
+                as_is.portable_seconds * 1e6
+            );
+            Choice {
+                seconds: on_hopper.seconds + copies,
+                padded: Some(padded),
+                small_m_seconds: as_is.small_m_seconds,
+                portable_seconds: as_is.portable_seconds,
+                why,
+                ..on_hopper
+            }
+        }
+    }
+}
+
+/// The small-M kernel or the portable module's tensor-core rung, the rungs
+/// that take any shape on any GPU: where no Hopper rung runs, or beside
+/// them padded (`note`: why not the Hopper rungs).
+fn choose_as_is(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, note: String) -> Choice {
     let (small_m_seconds, plan) = small_m_time(dtype, size, gpu);
+    let portable_seconds = portable_time(dtype, size, gpu);
+    let candidates =
+        vec![(Pick::SmallM(plan), small_m_seconds, small_m_words(size, plan)), (Pick::Portable, portable_seconds, portable_words(dtype))];
+    let (pick, seconds, predicted, chosen) = fastest(dtype, candidates);
+    Choice {
+        pick,
+        seconds,
+        padded: None,
+        small_m_seconds,
+        portable_seconds,
+        tiled_seconds: None,
+        narrow_seconds: None,
+        split_seconds: None,
+        cluster_split_seconds: None,
+        split_b_seconds: None,
+        swap_seconds: None,
+        deep_k_seconds: None,
+        fitted_seconds: None,
+        why: format!("{}; predicted us: {predicted}: {chosen} ({note})", roofline_words(dtype, size, gpu)),
+    }
+}
+
+/// The shape's FLOPs per byte against the GPU's ridge, in words.
+fn roofline_words(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine) -> String {
     let intensity = intensity(size, input_bytes(dtype));
     let bound = if gpu.memory_bound(size, input_bytes(dtype)) { "memory-bound" } else { "compute-bound" };
-    let roofline = format!("{intensity:.0} FLOP/B vs ridge {:.0}: {bound}", gpu.ridge());
-    let small_m_why = format!("small-M kernel, {} K-splits x {} column blocks", plan.splits, n.div_ceil(plan.block_columns()));
+    format!("{intensity:.0} FLOP/B vs ridge {:.0}: {bound}", gpu.ridge())
+}
+
+/// The small-M kernel's plan, in words.
+fn small_m_words((_, n, _): (u32, u32, u32), plan: SmallMPlan) -> String {
+    format!("small-M kernel, {} K-splits x {} column blocks", plan.splits, n.div_ceil(plan.block_columns()))
+}
+
+/// The portable tensor-core rung's tiles, in words.
+fn portable_words(dtype: Dtype) -> String {
+    let portable = portable_tiling(dtype);
+    format!("tensor-core tiles of {}x{} (mma.sync)", portable.tile_m, portable.tile_n)
+}
+
+/// [`choose`] where the Hopper rungs take the shape as it is.
+fn choose_on_hopper(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine) -> Choice {
+    let (small_m_seconds, plan) = small_m_time(dtype, size, gpu);
     // Slower than the Hopper rungs wherever they take the shape as they
     // were built for it, but not where SGEMM's split of B cannot run (N
     // not a multiple of 4) and its other rungs split B in passes through
     // DRAM: 100 × 49153 × 3072 took 845 µs on rung 11, 2997 on the
-    // small-M kernel, and rung 12 was predicted as slow. Where no Hopper
-    // rung runs, the only tensor-core candidate.
+    // small-M kernel, and rung 12 was predicted as slow.
     let portable_seconds = portable_time(dtype, size, gpu);
-    let portable = portable_tiling(dtype);
-    let portable_why = format!("tensor-core tiles of {}x{} (mma.sync)", portable.tile_m, portable.tile_n);
-    if !tensor_cores {
-        let candidates = vec![(Pick::SmallM(plan), small_m_seconds, small_m_why), (Pick::Portable, portable_seconds, portable_why)];
-        let (pick, predicted, chosen) = fastest(dtype, candidates);
-        return Choice {
-            pick,
-            small_m_seconds,
-            portable_seconds,
-            tiled_seconds: None,
-            narrow_seconds: None,
-            split_seconds: None,
-            cluster_split_seconds: None,
-            split_b_seconds: None,
-            swap_seconds: None,
-            deep_k_seconds: None,
-            fitted_seconds: None,
-            why: format!("{roofline}; predicted us: {predicted}: {chosen} (no Hopper rung takes this shape here)"),
-        };
-    }
     let (tiled_seconds, tiles) = tiled_time(dtype, size, gpu);
     let kernel = split_kernel(dtype);
     let (split_seconds, slices) = split_time(dtype, size, gpu, kernel);
@@ -1021,8 +1165,10 @@ pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tensor_cores: 
     } else {
         format!("{tile_m}x{tile_n}: {}", rounds_words(tiles, tiled.tiling.cluster, gpu))
     };
-    let mut candidates =
-        vec![(Pick::SmallM(plan), small_m_seconds, small_m_why), (Pick::Tiled, tiled_seconds, "tensor-core tiles".to_string())];
+    let mut candidates = vec![
+        (Pick::SmallM(plan), small_m_seconds, small_m_words(size, plan)),
+        (Pick::Tiled, tiled_seconds, "tensor-core tiles".to_string()),
+    ];
     let narrow_seconds = narrow_rungs(dtype)
         .iter()
         .enumerate()
@@ -1078,11 +1224,13 @@ pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tensor_cores: 
         candidates.push((Pick::FittedTiles { tile, slices }, seconds, why));
         seconds
     });
-    candidates.push((Pick::Portable, portable_seconds, portable_why));
-    let (pick, predicted, chosen) = fastest(dtype, candidates);
-    let why = format!("{roofline}; {waves}; predicted us: {predicted}: {chosen}");
+    candidates.push((Pick::Portable, portable_seconds, portable_words(dtype)));
+    let (pick, seconds, predicted, chosen) = fastest(dtype, candidates);
+    let why = format!("{}; {waves}; predicted us: {predicted}: {chosen}", roofline_words(dtype, size, gpu));
     Choice {
         pick,
+        seconds,
+        padded: None,
         small_m_seconds,
         portable_seconds,
         tiled_seconds: Some(tiled_seconds),
@@ -1098,13 +1246,13 @@ pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, tensor_cores: 
 }
 
 /// The fastest of `candidates` (pick, predicted seconds, reason; the first
-/// of equals), every candidate's predicted time in words ("small-M 34,
-/// tiled 213"), and the fastest's reason.
-fn fastest(dtype: Dtype, candidates: Vec<(Pick, f64, String)>) -> (Pick, String, String) {
+/// of equals) and its predicted seconds, every candidate's predicted time
+/// in words ("small-M 34, tiled 213"), and the fastest's reason.
+fn fastest(dtype: Dtype, candidates: Vec<(Pick, f64, String)>) -> (Pick, f64, String, String) {
     let predicted: Vec<String> =
         candidates.iter().map(|(pick, seconds, _)| format!("{} {:.0}", short_name(dtype, pick), seconds * 1e6)).collect();
-    let (pick, _, chosen) = candidates.into_iter().min_by(|a, b| a.1.total_cmp(&b.1)).expect("candidates");
-    (pick, predicted.join(", "), chosen)
+    let (pick, seconds, chosen) = candidates.into_iter().min_by(|a, b| a.1.total_cmp(&b.1)).expect("candidates");
+    (pick, seconds, predicted.join(", "), chosen)
 }
 
 /// How `tiles` tiles in clusters of `cluster` fill the SMs, round by
@@ -1144,7 +1292,7 @@ mod tests {
     use super::*;
 
     fn pick(dtype: Dtype, size: (u32, u32, u32)) -> Pick {
-        choose(dtype, size, &Machine::H200, true).pick
+        choose(dtype, size, &Machine::H200, Hopper::Takes).pick
     }
 
     /// The number in [`fitted_tiles`] of BF16's tiles of `rows` rows of A
@@ -1202,7 +1350,7 @@ mod tests {
     /// data, all of a slice in flight at once.
     #[test]
     fn deep_k_with_one_tile_splits_k_over_small_tiles() {
-        let choice = choose(Dtype::Bf16, (64, 64, 65536), &Machine::H200, true);
+        let choice = choose(Dtype::Bf16, (64, 64, 65536), &Machine::H200, Hopper::Takes);
         assert!(matches!(choice.pick, Pick::DeepK(s) if s.count > 100), "{choice:?}");
         assert!(choice.why.contains("1 tiles on 132 SMs (1% busy)"), "{}", choice.why);
         assert!(choice.why.ends_with("tiles of 64 rows x 64 columns, K in 128 slices of 512"), "{}", choice.why);
@@ -1210,7 +1358,7 @@ mod tests {
         let (seconds, _) = split_time(Dtype::Bf16, (64, 64, 65536), &Machine::H200, split_kernel(Dtype::Bf16));
         assert!(seconds > choice.deep_k_seconds.unwrap() + 1e-6, "{seconds}");
         // The SGEMM ladder has no such rung.
-        assert!(choose(Dtype::F32, (64, 64, 65536), &Machine::H200, true).deep_k_seconds.is_none());
+        assert!(choose(Dtype::F32, (64, 64, 65536), &Machine::H200, Hopper::Takes).deep_k_seconds.is_none());
     }
 
     #[test]
@@ -1220,18 +1368,18 @@ mod tests {
         // 224 tiles of 16x128 with K whole are the same persistent walk,
         // charged a clustered launch's fixed costs (FITTED_FIXED_SECONDS)
         // where the swap-AB rung pays one plain launch.
-        let choice = choose(Dtype::Bf16, (16, 28672, 4096), &Machine::H200, true);
+        let choice = choose(Dtype::Bf16, (16, 28672, 4096), &Machine::H200, Hopper::Takes);
         assert_eq!(choice.pick, Pick::SwapAb(KSlices::whole(64)), "{}", choice.why);
         assert!(choice.why.ends_with("weights as wgmma's M (A and B swapped), K whole"), "{}", choice.why);
         assert!(choice.why.contains("swap-AB 76, deep-K 78, fitted tiles 76"), "{}", choice.why);
-        assert!(choose(Dtype::Bf16, (17, 28672, 4096), &Machine::H200, true).swap_seconds.is_none());
-        let choice = choose(Dtype::Bf16, (1, 4096, 14336), &Machine::H200, true);
+        assert!(choose(Dtype::Bf16, (17, 28672, 4096), &Machine::H200, Hopper::Takes).swap_seconds.is_none());
+        let choice = choose(Dtype::Bf16, (1, 4096, 14336), &Machine::H200, Hopper::Takes);
         assert!(choice.why.starts_with("1 FLOP/B vs ridge 220: memory-bound"), "{}", choice.why);
         // 117 MB of weights and 0.3 MB of partial sums written and read (K
         // in 8 pieces, 64 blocks of 64 columns) at 4.5 TB/s (26 us), and
         // 8 us to start one row of A's kernel and add its slices.
         assert!((choice.small_m_seconds * 1e6 - 34.2).abs() < 0.1, "{}", choice.small_m_seconds);
-        let elsewhere = choose(Dtype::Bf16, (4096, 4096, 4096), &Machine::H200, false);
+        let elsewhere = choose(Dtype::Bf16, (4096, 4096, 4096), &Machine::H200, Hopper::Cannot);
         assert_eq!(elsewhere.pick, Pick::Portable, "{}", elsewhere.why);
         assert!(
             elsewhere.why.ends_with("tensor-core tiles of 128x256 (mma.sync) (no Hopper rung takes this shape here)"),
@@ -1263,16 +1411,42 @@ mod tests {
             let predicted = portable_time(dtype, size, &Machine::H200);
             assert!((predicted / measured - 1.0).abs() < 0.2, "{dtype:?} {size:?}: {predicted}");
         }
-        assert_eq!(choose(Dtype::Bf16, (128, 12289, 4100), &Machine::H200, false).pick, Pick::Portable);
-        assert!(matches!(choose(Dtype::Bf16, (32, 4097, 4097), &Machine::H200, false).pick, Pick::SmallM(_)));
-        assert_eq!(choose(Dtype::Bf16, (1000, 1000, 1031), &Machine::H200, false).pick, Pick::Portable);
+        assert_eq!(choose(Dtype::Bf16, (128, 12289, 4100), &Machine::H200, Hopper::Cannot).pick, Pick::Portable);
+        assert!(matches!(choose(Dtype::Bf16, (32, 4097, 4097), &Machine::H200, Hopper::Cannot).pick, Pick::SmallM(_)));
+        assert_eq!(choose(Dtype::Bf16, (1000, 1000, 1031), &Machine::H200, Hopper::Cannot).pick, Pick::Portable);
         for dtype in [Dtype::Bf16, Dtype::F32] {
-            assert!(matches!(choose(dtype, (1, 4097, 4097), &Machine::H200, false).pick, Pick::SmallM(_)));
+            assert!(matches!(choose(dtype, (1, 4097, 4097), &Machine::H200, Hopper::Cannot).pick, Pick::SmallM(_)));
         }
         // On Hopper too, where SGEMM's split of B cannot take N: 845 µs on
         // rung 11 at 100 × 49153 × 3072, 2997 on the small-M kernel.
-        assert_eq!(choose(Dtype::F32, (100, 49153, 3072), &Machine::H200, true).pick, Pick::Portable);
-        assert!(!matches!(choose(Dtype::F32, (100, 49152, 3072), &Machine::H200, true).pick, Pick::Portable));
+        assert_eq!(choose(Dtype::F32, (100, 49153, 3072), &Machine::H200, Hopper::Takes).pick, Pick::Portable);
+        assert!(!matches!(choose(Dtype::F32, (100, 49152, 3072), &Machine::H200, Hopper::Takes).pick, Pick::Portable));
+    }
+
+    /// The Hopper rungs take a BF16 shape whose K or N is not a multiple of
+    /// 8 only padded, and nothing where the GPU is not Hopper; no fp32
+    /// shape is padded (the 3xTF32 rungs copy A and B into parts of their
+    /// own). Padded, 4097³ ran in 397 µs on the H200 (rung 1 as it is:
+    /// 2089); at M = 1 the copies would double B's bytes, and the small-M
+    /// kernel reads B as it is.
+    #[test]
+    fn odd_rows_are_padded_for_the_hopper_rungs() {
+        assert_eq!(Hopper::of(Dtype::Bf16, (4097, 4097, 4097), true), Hopper::TakesPadded((4097, 4104, 4104)));
+        assert_eq!(Hopper::of(Dtype::Bf16, (5, 4096, 4097), true), Hopper::TakesPadded((5, 4096, 4104)));
+        assert_eq!(Hopper::of(Dtype::Bf16, (4097, 4096, 4096), true), Hopper::Takes);
+        assert_eq!(Hopper::of(Dtype::Bf16, (4097, 4097, 4097), false), Hopper::Cannot);
+        assert_eq!(Hopper::of(Dtype::Bf16, (1, u32::MAX, 8), true), Hopper::Cannot);
+        assert_eq!(Hopper::of(Dtype::F32, (4097, 4097, 4097), true), Hopper::Takes);
+        assert_eq!(Hopper::of(Dtype::F32, (1, 1, 3_000_001), true), Hopper::Cannot);
+        let on_h200 = |size| choose(Dtype::Bf16, size, &Machine::H200, Hopper::of(Dtype::Bf16, size, true));
+        let cube = on_h200((4097, 4097, 4097));
+        assert_eq!(cube.padded, Some((4097, 4104, 4104)), "{}", cube.why);
+        assert!(matches!(cube.pick, Pick::Tiled | Pick::NarrowTiles(_)), "{}", cube.why);
+        assert!(cube.why.contains("copied into rows of whole 16 bytes (N 4097 -> 4104, K 4097 -> 4104"), "{}", cube.why);
+        assert!(cube.seconds > padding_time(Dtype::Bf16, (4097, 4097, 4097), &Machine::H200));
+        let decode = on_h200((1, 50257, 768));
+        assert!(matches!(decode.pick, Pick::SmallM(_)) && decode.padded.is_none(), "{}", decode.why);
+        assert!(decode.why.contains("(padded to rows of whole 16 bytes (N 50257 -> 50264, K 768 -> 768): "), "{}", decode.why);
     }
 
     /// At M = 16 and 128 the small-M kernel's FMAs, not its bytes, set its
@@ -1317,7 +1491,7 @@ mod tests {
     /// the 128x128 fitted tiles do too, predicted faster still.
     #[test]
     fn pairs_of_blocks_with_one_tile_of_rows_lose_to_single_blocks() {
-        let choice = choose(Dtype::Bf16, (128, 28672, 4096), &Machine::H200, true);
+        let choice = choose(Dtype::Bf16, (128, 28672, 4096), &Machine::H200, Hopper::Takes);
         assert_eq!(choice.pick, Pick::FittedTiles { tile: tile(128, 128), slices: KSlices::whole(64) }, "{}", choice.why);
         assert!(choice.why.contains("112 tiles on 132 SMs (85% busy)"), "{}", choice.why);
         assert!(choice.tiled_seconds.unwrap() > 1.2 * choice.split_seconds.unwrap(), "{choice:?}");
@@ -1334,7 +1508,7 @@ mod tests {
         let packed = Machine { clusters: ClusterSlots::packed(132), ..Machine::H200 };
         assert_eq!(cluster_split_time(Dtype::Bf16, size, &packed, kernel).1, KSlices { count: 8, k_tiles: 8 });
         // The SGEMM ladder has no such rung: never picked there.
-        assert!(choose(Dtype::F32, size, &Machine::H200, true).cluster_split_seconds.is_none());
+        assert!(choose(Dtype::F32, size, &Machine::H200, Hopper::Takes).cluster_split_seconds.is_none());
     }
 
     /// Phi-3-mini's o at M = 1 and 8 (3072²): rung 10's 128×256 tiles are
@@ -1444,10 +1618,10 @@ mod tests {
         for size in [(4096, 4096, 4096), (8192, 8192, 8192), (2048, 6144, 4096), (8192, 6144, 4096), (1024, 28672, 4096)] {
             assert_eq!(pick(Dtype::Bf16, size), Pick::Tiled, "{size:?}");
         }
-        let choice = choose(Dtype::Bf16, (1024, 6144, 4096), &Machine::H200, true);
+        let choice = choose(Dtype::Bf16, (1024, 6144, 4096), &Machine::H200, Hopper::Takes);
         assert!(choice.why.contains("128x256: 192 tiles in 2 rounds, the last 45% full"), "{}", choice.why);
         assert!(choice.why.ends_with("tensor-core tiles of 128x192, 256 tiles in 2 rounds, the last 94% full"), "{}", choice.why);
-        assert!(choose(Dtype::F32, (1024, 6144, 4096), &Machine::H200, true).narrow_seconds.is_none());
+        assert!(choose(Dtype::F32, (1024, 6144, 4096), &Machine::H200, Hopper::Takes).narrow_seconds.is_none());
     }
 
     /// Where 192 columns still leave a last round mostly empty, 128x128
@@ -1467,7 +1641,7 @@ mod tests {
         for size in [(4096, 4096, 4096), (8192, 8192, 8192), (1024, 6144, 4096), (1024, 28672, 4096), (8192, 6144, 4096)] {
             assert!(!tiles_128(size), "{size:?}");
         }
-        let choice = choose(Dtype::Bf16, (1024, 10240, 8192), &Machine::H200, true);
+        let choice = choose(Dtype::Bf16, (1024, 10240, 8192), &Machine::H200, Hopper::Takes);
         assert!(choice.why.ends_with("tensor-core tiles of 128x128, 640 tiles in 5 rounds, the last 85% full"), "{}", choice.why);
         assert!(choice.why.contains("192-wide tiles") && choice.why.contains("128-wide tiles"), "{}", choice.why);
     }
@@ -1585,12 +1759,12 @@ mod tests {
     /// 128x128 swapped tiles' 88.0).
     #[test]
     fn fitted_tiles_are_for_few_tiles() {
-        assert!(choose(Dtype::Bf16, (1024, 6144, 4096), &Machine::H200, true).fitted_seconds.is_none());
-        assert!(choose(Dtype::Bf16, (128, 6144, 4096), &Machine::H200, true).fitted_seconds.is_some());
-        assert!(choose(Dtype::Bf16, (129, 37888, 3584), &Machine::H200, true).fitted_seconds.is_none());
-        let choice = choose(Dtype::Bf16, (128, 49152, 3072), &Machine::H200, true);
+        assert!(choose(Dtype::Bf16, (1024, 6144, 4096), &Machine::H200, Hopper::Takes).fitted_seconds.is_none());
+        assert!(choose(Dtype::Bf16, (128, 6144, 4096), &Machine::H200, Hopper::Takes).fitted_seconds.is_some());
+        assert!(choose(Dtype::Bf16, (129, 37888, 3584), &Machine::H200, Hopper::Takes).fitted_seconds.is_none());
+        let choice = choose(Dtype::Bf16, (128, 49152, 3072), &Machine::H200, Hopper::Takes);
         assert_eq!(choice.pick, Pick::FittedTiles { tile: tile(128, 128), slices: KSlices::whole(48) }, "{}", choice.why);
-        let choice = choose(Dtype::Bf16, (32, 37888, 3584), &Machine::H200, true);
+        let choice = choose(Dtype::Bf16, (32, 37888, 3584), &Machine::H200, Hopper::Takes);
         assert_eq!(choice.pick, Pick::FittedTiles { tile: tile(32, 64), slices: KSlices::whole(56) }, "{}", choice.why);
     }
 }

@@ -48,6 +48,28 @@ impl<E: Element> Buffers<E> {
         })
     }
 
+    /// A (M×K), B (K×N) and C of `size`, zeroed on the GPU, for a GEMM
+    /// `C = alpha·A·B + beta·C` whose inputs are copied in at each run (see
+    /// [`super::padded`]); refuses up front when they cannot fit.
+    pub fn zeroed(gpu: &Gpu, size: (u32, u32, u32), alpha: f32, beta: f32) -> Result<Buffers<E>> {
+        let (m, n, k) = size;
+        let (mu, nu, ku) = (m as u128, n as u128, k as u128);
+        let element = std::mem::size_of::<E::Bits>() as u128;
+        gpu.ensure_fits(element * (mu * ku + ku * nu) + 4 * mu * nu, "this GEMM's padded copies")?;
+        let (m, n, k) = (m as usize, n as usize, k as usize);
+        Ok(Buffers {
+            size,
+            alpha,
+            beta,
+            a: gpu.zeroed(m * k, "padded A")?,
+            b: gpu.zeroed(k * n, "padded B")?,
+            c: gpu.zeroed(m * n, "padded C")?,
+            c_initial: None,
+            more_inputs: Vec::new(),
+            current: 0,
+        })
+    }
+
     /// Bytes of A and B, one copy.
     pub fn input_bytes(&self) -> u64 {
         let (m, n, k) = self.size;

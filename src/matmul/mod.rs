@@ -26,6 +26,7 @@ pub mod element;
 pub mod fitted;
 pub mod hopper;
 pub mod ladder;
+pub mod padded;
 pub mod report;
 pub mod rung;
 pub mod sgemm;

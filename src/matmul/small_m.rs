@@ -38,6 +38,9 @@ pub trait SmallMElement: Element {
     fn portable() -> &'static dyn RungKernel<Self>;
     /// The type's whole ladder.
     fn ladder() -> Ladder<Self>;
+    /// `kernel` run at `padded` on copies of `buffers`' inputs whose rows
+    /// are whole 16 bytes, where the model pads ([`auto::Hopper`]).
+    fn padded(gpu: &Gpu, buffers: &Buffers<Self>, kernel: &dyn RungKernel<Self>, padded: (u32, u32, u32)) -> Result<Box<dyn Gemm<Self>>>;
 }
 
 impl SmallMElement for f32 {
@@ -66,6 +69,12 @@ impl SmallMElement for f32 {
     fn ladder() -> Ladder<f32> {
         super::sgemm::ladder(&kernels_gpu::sgemm::r08_autotuned::CONFIGS[0].kernel)
     }
+
+    /// Never asked: the 3xTF32 rungs split A and B into copies of their
+    /// own, so no fp32 shape is padded ([`auto::Hopper::of`]).
+    fn padded(_: &Gpu, buffers: &Buffers<f32>, _: &dyn RungKernel<f32>, _: (u32, u32, u32)) -> Result<Box<dyn Gemm<f32>>> {
+        Err(crate::error::Error::new(format!("the SGEMM ladder does not pad {:?}", buffers.size())))
+    }
 }
 
 impl SmallMElement for bf16 {
@@ -92,6 +101,10 @@ impl SmallMElement for bf16 {
 
     fn ladder() -> Ladder<bf16> {
         super::bf16::ladder()
+    }
+
+    fn padded(gpu: &Gpu, buffers: &Buffers<bf16>, kernel: &dyn RungKernel<bf16>, padded: (u32, u32, u32)) -> Result<Box<dyn Gemm<bf16>>> {
+        Ok(Box::new(super::padded::Padded::new(gpu, buffers, kernel, padded)?))
     }
 }
 
@@ -219,17 +232,17 @@ pub struct AutoRung;
 
 impl AutoRung {
     fn choose<E: SmallMElement>(gpu: &Gpu, size: (u32, u32, u32)) -> auto::Choice {
-        let tiled = E::hopper(auto::tiled_kernel(E::DTYPE));
-        let runs = tiled.module().runs_on(gpu.info.compute_capability) && tiled.shape_limit(size).is_none();
+        let on_hopper = E::hopper(auto::tiled_kernel(E::DTYPE)).module().runs_on(gpu.info.compute_capability);
         // Where the driver cannot say how many clusters fit, as if they
         // packed the SMs: a cluster rung picked then reports the driver's
         // error when it runs.
         let machine = Machine::of_gpu(gpu).unwrap_or(Machine::of(&gpu.info));
-        auto::choose(E::DTYPE, size, &machine, runs)
+        auto::choose(E::DTYPE, size, &machine, auto::Hopper::of(E::DTYPE, size, on_hopper))
     }
 
-    /// The rung the choice runs.
-    fn picked<E: SmallMElement>(gpu: &Gpu, size: (u32, u32, u32)) -> (&'static dyn RungKernel<E>, auto::Choice) {
+    /// The rung the choice runs, the choice, and the size the rung runs
+    /// at (padded, where the choice says so).
+    fn picked<E: SmallMElement>(gpu: &Gpu, size: (u32, u32, u32)) -> (&'static dyn RungKernel<E>, auto::Choice, (u32, u32, u32)) {
         let choice = Self::choose::<E>(gpu, size);
         let kernel: &'static dyn RungKernel<E> = match choice.pick {
             Pick::SmallM(_) => &SmallMRung,
@@ -246,7 +259,8 @@ impl AutoRung {
             Pick::FittedTiles { .. } => E::fitted().unwrap_or(E::hopper(auto::split_kernel(E::DTYPE))),
             Pick::Portable => E::portable(),
         };
-        (kernel, choice)
+        let runs_at = choice.padded.unwrap_or(size);
+        (kernel, choice, runs_at)
     }
 }
 
@@ -261,11 +275,13 @@ impl<E: SmallMElement> RungKernel<E> for AutoRung {
     }
 
     fn entry(&self, gpu: &Gpu, size: (u32, u32, u32)) -> (PtxModule, &'static str) {
-        Self::picked::<E>(gpu, size).0.entry(gpu, size)
+        let (kernel, _, runs_at) = Self::picked::<E>(gpu, size);
+        kernel.entry(gpu, runs_at)
     }
 
     fn arithmetic_at(&self, gpu: &Gpu, size: (u32, u32, u32)) -> super::accuracy::Arithmetic {
-        Self::picked::<E>(gpu, size).0.arithmetic_at(gpu, size)
+        let (kernel, _, runs_at) = Self::picked::<E>(gpu, size);
+        kernel.arithmetic_at(gpu, runs_at)
     }
 
     fn shape_limit(&self, _: (u32, u32, u32)) -> Option<&'static str> {
@@ -273,17 +289,24 @@ impl<E: SmallMElement> RungKernel<E> for AutoRung {
     }
 
     fn shape(&self, gpu: &Gpu, size: (u32, u32, u32)) -> LaunchShape {
-        Self::picked::<E>(gpu, size).0.shape(gpu, size)
+        let (kernel, _, runs_at) = Self::picked::<E>(gpu, size);
+        kernel.shape(gpu, runs_at)
     }
 
     fn explain(&self, gpu: &Gpu, size: (u32, u32, u32)) -> Option<String> {
-        let (kernel, choice) = Self::picked::<E>(gpu, size);
-        let detail = kernel.explain(gpu, size).map_or(String::new(), |d| format!(" ({d})"));
+        let (kernel, choice, runs_at) = Self::picked::<E>(gpu, size);
+        let detail = kernel.explain(gpu, runs_at).map_or(String::new(), |d| format!(" ({d})"));
         Some(format!("{}{detail}", choice.why))
     }
 
+    /// The picked rung on the buffers; where the choice pads, on padded
+    /// copies of them ([`super::padded`]).
     fn prepare(&self, gpu: &Gpu, buffers: &Buffers<E>) -> Result<Box<dyn Gemm<E>>> {
-        Self::picked::<E>(gpu, buffers.size()).0.prepare(gpu, buffers)
+        let (kernel, choice, runs_at) = Self::picked::<E>(gpu, buffers.size());
+        match choice.padded {
+            None => kernel.prepare(gpu, buffers),
+            Some(_) => E::padded(gpu, buffers, kernel, runs_at),
+        }
     }
 }
 

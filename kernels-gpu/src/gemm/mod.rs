@@ -8,6 +8,7 @@ pub mod copy_ring;
 pub(crate) mod epilogue;
 pub mod hopper;
 pub mod layout;
+pub mod padding;
 pub mod small_m;
 pub mod split_k;
 pub mod tiles;

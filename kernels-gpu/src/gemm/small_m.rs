@@ -521,11 +521,14 @@ fn block_coordinates(row_groups: u32, column_blocks: u32) -> (u32, u32, u32) {
 /// `acc += A·B` over rows `first..end` of K (one window, A's columns
 /// `first..end` in `a`, [`a_stride`] floats per row), this thread's columns
 /// `col..` of B, in steps of [`STEP`] neighbouring rows per k-lane: every
-/// load of a step is issued before any is used. That needs rows of B
-/// that start 16-byte aligned (`whole`: N a multiple of what a 16-byte
-/// load holds); the rest goes one row at a time, every `lanes`-th from
-/// the lane's own. At one row of A each step's loads are issued as one
-/// batch after the step before's FMAs ([`stream_in_steps`]).
+/// load of a step is issued before any is used: 16-byte loads where rows
+/// of B start 16-byte aligned (`whole`: N a multiple of what a 16-byte
+/// load holds), value by value elsewhere at one row of A or on fp32
+/// (GPT-2's 50257 columns at M = 1 took 67 µs one row at a time on the
+/// H200, 33 in steps). The rest goes one row at a time, every `lanes`-th
+/// from the lane's own. At one row of A with whole rows each step's loads
+/// are issued as one batch after the step before's FMAs
+/// ([`stream_in_steps`]).
 #[inline(always)]
 unsafe fn stream<E: Element, const ROWS: usize, const COLS: usize>(
     acc: &mut [[f32; COLS]; ROWS],
@@ -540,12 +543,17 @@ unsafe fn stream<E: Element, const ROWS: usize, const COLS: usize>(
         let steps = (end - first) / step;
         unsafe { stream_in_steps::<E, ROWS, COLS>(acc, (b, n, col), (first, steps), (lane, lanes), a) };
         base = first + steps * step;
-    } else if whole {
+    } else if whole || ROWS == 1 || size_of::<E>() == 4 {
+        // Where rows of B are not whole vectors, the same steps of value
+        // by value loads, so that a step's loads still go out together;
+        // not where each BF16 value would take a register of its own
+        // beside 8 or 16 rows of sums (4 × 50257 × 768 on the H200: 132 µs
+        // so, 77 one row at a time).
         while base + step <= end {
             let row = base + lane * STEP as u32;
             let mut b_rows = [[0.0f32; COLS]; STEP];
             for u in 0..STEP {
-                b_rows[u] = unsafe { E::load::<COLS>(b.add((row + u as u32) as usize * n as usize + col as usize)) };
+                b_rows[u] = unsafe { b_row(b, n, row + u as u32, col, whole) };
             }
             unsafe { multiply_add(acc, a, row - first, &b_rows) };
             base += step;
