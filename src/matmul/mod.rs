@@ -9,7 +9,8 @@
 //! - [`ladder`]: preparing the inputs, checking and timing, the run;
 //! - [`sgemm`], [`bf16`]: the two ladders' element types and rungs;
 //! - [`hopper`]: the prepared GEMMs of the sm_90a module; [`fitted`]: the
-//!   BF16 rung that picks its tile shape per shape;
+//!   BF16 rung that picks its tile shape per shape; [`padded`]: a BF16
+//!   Hopper rung run on copies of A, B and C padded to whole 16-byte rows;
 //! - [`check`], [`cublas`], [`report`], [`autotune`], [`cpu`]: the f64
 //!   check, the baseline, the output, rung 8's search and the CPU row.
 
