@@ -16,7 +16,7 @@ use crate::device::{Gpu, PtxModule, pointer};
 use crate::error::{Error, Result};
 use cust::memory::{DeviceBuffer, DevicePointer};
 use half::bf16;
-use kernels_gpu::gemm::hopper::{Bf16Params, Bf16StoreParams, Entry, HopperKernel, SplitParams, Tf32x3Params, tma_store};
+use kernels_gpu::gemm::hopper::{Bf16Params, Bf16StoreParams, Entry, HopperKernel, SplitParams, Tf32x3Params, cluster, tma_store};
 use kernels_gpu::gemm::split_k::{self, ClusterSlots, KSlices};
 use kernels_gpu::launch::{Dim3, Kernel, LaunchShape};
 use kernels_gpu::sgemm::r12_tf32x3_wgmma as tf32x3;
@@ -193,6 +193,13 @@ impl Bf16Tma {
                 box_rows: tiling.store_rows,
                 box_cols: tma_store::C_BOX_COLS,
             })?);
+            // The clustered rungs copy a tile that ends below M with a
+            // shorter box (`kernels_gpu::gemm::hopper::cluster::A_SHORT_BOXES`).
+            if tiling.cluster > 1 {
+                for rows in cluster::A_SHORT_BOXES {
+                    maps.push(tensor_map(&tile(address(pointer(args.a)), m, k, rows))?);
+                }
+            }
         }
         Ok(Bf16Tma {
             name: kernel.name(),

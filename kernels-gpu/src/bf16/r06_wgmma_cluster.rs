@@ -44,7 +44,7 @@ pub const CLUSTERED: HopperKernel = HopperKernel { entry: Entry::Bf16Store(BF16_
 #[cfg(ptx_ladder_hopper)]
 mod device {
     use super::*;
-    use crate::gemm::hopper::cluster::ClusterBlock;
+    use crate::gemm::hopper::cluster::{ClusterBlock, MAPS};
     use crate::gemm::hopper::consumer::mainloop;
     use crate::gemm::hopper::tma_store::{BUFFERS, CHUNK_BYTES, store_tile};
     use crate::gpu;
@@ -56,7 +56,8 @@ mod device {
         let t = gpu::thread_idx().x;
         // The cluster walks pairs of tiles (TILE_M·CLUSTER rows), in bands
         // of 4 pairs (8 tile-rows, as the persistent rung).
-        let block = unsafe { ClusterBlock::<{ TILING.tile_n }, { TILING.stages }>::new((m, n, k), (maps, 3), EPILOGUE_BYTES, 8 / CLUSTER) };
+        let block =
+            unsafe { ClusterBlock::<{ TILING.tile_n }, { TILING.stages }>::new((m, n, k), (maps, MAPS), EPILOGUE_BYTES, 8 / CLUSTER) };
         let warpgroup = t / WARPGROUP_THREADS;
         if warpgroup == 0 {
             set_max_registers_decrease::<40>();

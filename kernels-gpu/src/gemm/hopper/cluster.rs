@@ -7,12 +7,24 @@
 /// Blocks per cluster, stacked along M.
 pub const CLUSTER: u32 = 2;
 
+/// Shorter boxes of A for a tile that ends below M: the producer copies
+/// the tile's rows with the first of these at least as tall as they are
+/// (or the whole tile's box where none is), from tensor maps 3, 4 and 5
+/// (after A's, B's and C's), which the host makes with boxes this tall.
+pub const A_SHORT_BOXES: [u32; 3] = [16, 32, 64];
+
+/// The number of the first of those tensor maps among the kernel's maps.
+pub const A_SHORT_MAPS: usize = 3;
+
+/// Tensor maps of a clustered rung: A, B, C and A in shorter boxes.
+pub const MAPS: u32 = A_SHORT_MAPS as u32 + A_SHORT_BOXES.len() as u32;
+
 #[cfg(ptx_ladder_hopper)]
 pub(crate) use device::ClusterBlock;
 
 #[cfg(ptx_ladder_hopper)]
 mod device {
-    use super::CLUSTER;
+    use super::{A_SHORT_BOXES, A_SHORT_MAPS, CLUSTER};
     use crate::gemm::hopper::ring::Ring;
     use crate::gemm::hopper::stages::{A_TILE_BYTES, B_BOX_BYTES, Stages, TILING};
     use crate::gemm::hopper::tile_origin;
@@ -25,6 +37,15 @@ mod device {
     const TILE_K: u32 = TILING.tile_k;
     const CONSUMERS: u32 = TILE_M / 64;
     const EVERY_BLOCK: u16 = (1 << CLUSTER) - 1;
+    // Whole 8-row atoms of the 128-byte swizzle, so that a shorter box's
+    // rows land where the whole tile's would.
+    const _: () = {
+        let mut i = 0;
+        while i < A_SHORT_BOXES.len() {
+            assert!(A_SHORT_BOXES[i].is_multiple_of(8) && A_SHORT_BOXES[i] < TILE_M);
+            i += 1;
+        }
+    };
 
     /// What a block of a clustered rung sets up before its warpgroups part:
     /// the `STAGES` stages (of tiles `N` columns wide), the staging area after them,
@@ -104,32 +125,65 @@ mod device {
             let (first, stride) = self.first_and_stride();
             let (mut i, mut pair) = (0, first);
             while pair < self.pairs() {
+                let origin = self.origin(pair);
+                let a_box = unsafe { self.a_box(maps, origin.0) };
                 for kt in 0..self.k_tiles {
-                    unsafe { self.produce(maps, i, kt, self.origin(pair)) };
+                    unsafe { self.produce(maps, a_box, i, kt, origin) };
                     i += 1;
                 }
                 pair += stride;
             }
         }
 
-        /// The producer's work for k-tile `kt`: this block's A tile, and its
-        /// share of B's boxes for every block of the cluster.
+        /// How the producer copies A for the tile whose rows start at
+        /// `row0`: the tensor map and the rows of its box (0: no copy).
         ///
-        /// A block whose tile lies wholly below M (the second of a pair
-        /// where M ends in the first) copies no A: TMA would fill its
-        /// stages with zeros, at a fraction of the rate it copies data,
-        /// and the other block waits for it at every k-tile of B they
-        /// share (on the H200, Llama-3-8B's down at M = 384 took 111.6 µs
-        /// on rung 16, at M = 480 80.6). Its consumers multiply whatever
-        /// the stage holds; their tile's rows are never stored.
+        /// A copies only about the rows that lie above M. TMA fills a
+        /// box's rows below M with zeros, at a fraction of the rate it
+        /// copies data, and the other block of the pair waits for the
+        /// slower one at every k-tile of B they share: on the H200
+        /// Llama-3-8B's down on rung 16 took 81.2 µs at M = 512, 110 at
+        /// M = 392 (8 rows of 128 in the last tile), 111.6 at M = 384
+        /// (none). So a tile that lies wholly below M copies no A, and one
+        /// that ends below M copies its rows with one shorter box
+        /// ([`A_SHORT_BOXES`]) where one is tall enough: one copy per
+        /// stage (several 16-row boxes per stage were slower than the
+        /// zeros: 84 rows in six, 24.7 → 35.7 µs on Qwen2-7B's o at
+        /// M = 340). Its consumers multiply whatever the rest of the stage
+        /// holds; those rows of C are never stored (the C map ends at M).
         #[inline(always)]
-        unsafe fn produce(&self, maps: *const TensorMap, i: u32, kt: u32, (row0, col0): (u32, u32)) {
+        unsafe fn a_box(&self, maps: *const TensorMap, row0: u32) -> (*const TensorMap, u32) {
+            let rows = if row0 < self.rows { (self.rows - row0).min(TILE_M) } else { 0 };
+            if rows == 0 || rows == TILE_M {
+                return (maps, rows);
+            }
+            let mut short = 0;
+            while short < A_SHORT_BOXES.len() {
+                if A_SHORT_BOXES[short] >= rows {
+                    return (unsafe { maps.add(A_SHORT_MAPS + short) }, A_SHORT_BOXES[short]);
+                }
+                short += 1;
+            }
+            (maps, TILE_M)
+        }
+
+        /// The producer's work for k-tile `kt`: this block's A tile (with
+        /// the map and rows of [`ClusterBlock::a_box`]), and its share of
+        /// B's boxes for every block of the cluster.
+        #[inline(always)]
+        unsafe fn produce(
+            &self,
+            maps: *const TensorMap,
+            (a_map, a_rows): (*const TensorMap, u32),
+            i: u32,
+            kt: u32,
+            (row0, col0): (u32, u32),
+        ) {
             let (ring, tiles) = (&self.ring, self.tiles);
-            let copies_a = row0 < self.rows;
             unsafe {
-                let s = ring.acquire(i, if copies_a { Stages::<N>::BYTES } else { Stages::<N>::BYTES - A_TILE_BYTES });
-                if copies_a {
-                    tma::load_2d(tiles.a(s), maps, ring.full(s), kt * TILE_K, row0);
+                let s = ring.acquire(i, Stages::<N>::BYTES - A_TILE_BYTES + a_rows * TILE_K * 2);
+                if a_rows > 0 {
+                    tma::load_2d(tiles.a(s), a_map, ring.full(s), kt * TILE_K, row0);
                 }
                 for j in 0..Self::B_BOXES_EACH {
                     let b = self.rank * Self::B_BOXES_EACH + j;

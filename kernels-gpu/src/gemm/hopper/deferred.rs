@@ -61,7 +61,7 @@ pub(crate) use device::body;
 #[cfg(ptx_ladder_hopper)]
 mod device {
     use super::*;
-    use crate::gemm::hopper::cluster::ClusterBlock;
+    use crate::gemm::hopper::cluster::{ClusterBlock, MAPS};
     use crate::gemm::hopper::consumer::issue_k_tile;
     use crate::gemm::hopper::ring::Ring;
     use crate::gpu;
@@ -235,7 +235,7 @@ mod device {
     {
         const { assert!(2 * ACC as u32 == N && 2 * HALF == ACC, "a thread holds half a row; half of that is kept") };
         let t = gpu::thread_idx().x;
-        let block = unsafe { ClusterBlock::<N, STAGES>::new((m, n, k), (maps, 3), EPILOGUE_BYTES, BAND) };
+        let block = unsafe { ClusterBlock::<N, STAGES>::new((m, n, k), (maps, MAPS), EPILOGUE_BYTES, BAND) };
         let warpgroup = t / WARPGROUP_THREADS;
         if warpgroup == 0 {
             set_max_registers_decrease::<40>();
