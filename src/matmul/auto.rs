@@ -1102,11 +1102,9 @@ pub fn choose(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, hopper: Hopper
 /// that take any shape on any GPU: where no Hopper rung runs, or beside
 /// them padded (`note`: why not the Hopper rungs).
 fn choose_as_is(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, note: String) -> Choice {
-    let (small_m_seconds, plan) = small_m_time(dtype, size, gpu);
-    let portable_seconds = portable_time(dtype, size, gpu);
-    let candidates =
-        vec![(Pick::SmallM(plan), small_m_seconds, small_m_words(size, plan)), (Pick::Portable, portable_seconds, portable_words(dtype))];
-    let (pick, seconds, predicted, chosen) = fastest(dtype, candidates);
+    let [small_m, portable] = any_shape_candidates(dtype, size, gpu);
+    let (small_m_seconds, portable_seconds) = (small_m.1, portable.1);
+    let (pick, seconds, predicted, chosen) = fastest(dtype, vec![small_m, portable]);
     Choice {
         pick,
         seconds,
@@ -1123,6 +1121,15 @@ fn choose_as_is(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, note: String
         fitted_seconds: None,
         why: format!("{}; predicted us: {predicted}: {chosen} ({note})", roofline_words(dtype, size, gpu)),
     }
+}
+
+/// The candidates that take any shape on any GPU, with their predicted
+/// times and reasons: the small-M kernel and the portable module's
+/// tensor-core rung.
+fn any_shape_candidates(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine) -> [(Pick, f64, String); 2] {
+    let (small_m_seconds, plan) = small_m_time(dtype, size, gpu);
+    let portable_seconds = portable_time(dtype, size, gpu);
+    [(Pick::SmallM(plan), small_m_seconds, small_m_words(size, plan)), (Pick::Portable, portable_seconds, portable_words(dtype))]
 }
 
 /// The shape's FLOPs per byte against the GPU's ridge, in words.
@@ -1145,13 +1152,14 @@ fn portable_words(dtype: Dtype) -> String {
 
 /// [`choose`] where the Hopper rungs take the shape as it is.
 fn choose_on_hopper(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine) -> Choice {
-    let (small_m_seconds, plan) = small_m_time(dtype, size, gpu);
-    // Slower than the Hopper rungs wherever they take the shape as they
-    // were built for it, but not where SGEMM's split of B cannot run (N
-    // not a multiple of 4) and its other rungs split B in passes through
-    // DRAM: 100 × 49153 × 3072 took 845 µs on rung 11, 2997 on the
-    // small-M kernel, and rung 12 was predicted as slow.
-    let portable_seconds = portable_time(dtype, size, gpu);
+    // The portable tiles are slower than the Hopper rungs wherever those
+    // take the shape as they were built for it, but not where SGEMM's
+    // split of B cannot run (N not a multiple of 4) and its other rungs
+    // split B in passes through DRAM: 100 × 49153 × 3072 took 845 µs on
+    // rung 11, 2997 on the small-M kernel, and rung 12 was predicted as
+    // slow.
+    let [small_m, portable] = any_shape_candidates(dtype, size, gpu);
+    let (small_m_seconds, portable_seconds) = (small_m.1, portable.1);
     let (tiled_seconds, tiles) = tiled_time(dtype, size, gpu);
     let kernel = split_kernel(dtype);
     let (split_seconds, slices) = split_time(dtype, size, gpu, kernel);
@@ -1165,10 +1173,7 @@ fn choose_on_hopper(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine) -> Choic
     } else {
         format!("{tile_m}x{tile_n}: {}", rounds_words(tiles, tiled.tiling.cluster, gpu))
     };
-    let mut candidates = vec![
-        (Pick::SmallM(plan), small_m_seconds, small_m_words(size, plan)),
-        (Pick::Tiled, tiled_seconds, "tensor-core tiles".to_string()),
-    ];
+    let mut candidates = vec![small_m, (Pick::Tiled, tiled_seconds, "tensor-core tiles".to_string())];
     let narrow_seconds = narrow_rungs(dtype)
         .iter()
         .enumerate()
@@ -1224,7 +1229,7 @@ fn choose_on_hopper(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine) -> Choic
         candidates.push((Pick::FittedTiles { tile, slices }, seconds, why));
         seconds
     });
-    candidates.push((Pick::Portable, portable_seconds, portable_words(dtype)));
+    candidates.push(portable);
     let (pick, seconds, predicted, chosen) = fastest(dtype, candidates);
     let why = format!("{}; {waves}; predicted us: {predicted}: {chosen}", roofline_words(dtype, size, gpu));
     Choice {
