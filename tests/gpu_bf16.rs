@@ -107,6 +107,41 @@ fn every_fitted_tile_shape_is_correct_on_the_gpu() {
     }
 }
 
+/// The swapped tiles of up to 64 rows move their tensor-core sums into an
+/// fp32 total every 2048 values of K, so their error does not grow with K
+/// the way one truncating accumulator's does: with K whole (N wide enough
+/// that no kernel cuts K), the relative error at K = 16384 stays within
+/// 2.5 times the error at K = 2048, where a single accumulator's is about
+/// 8 times (the roundings grow with K, and so does each one's size).
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn small_swapped_tiles_keep_deep_k_as_accurate_as_short_k() {
+    use kernels_gpu::bf16::{r11_swap_ab::SWAP_AB, r13_fitted_tiles::TILES};
+    let gpu = Gpu::open().expect("a CUDA GPU");
+    let kernels: Vec<_> = [SWAP_AB].into_iter().chain(TILES.into_iter().filter(|t| t.tiling.tile_m() <= 64)).collect();
+    assert!(kernels.len() >= 6, "rung 11, and rung 12 and 13's tiles of 16 to 64 rows");
+    let errors = |shape: (u32, u32, u32)| {
+        let problem = Bf16Problem::random(shape, 11);
+        let expected = reference(&problem, reference_rows(shape.0, shape.1, shape.2, 3));
+        let mut buffers = Buffers::<bf16>::upload(&gpu, &problem).unwrap();
+        kernels
+            .iter()
+            .map(|kernel| {
+                let expected = expected.for_arithmetic(RungKernel::<bf16>::arithmetic(kernel));
+                let gemm = RungKernel::<bf16>::prepare(kernel, &gpu, &buffers).unwrap();
+                let (c, _) = measure(&gpu, &mut buffers, gemm.as_ref(), &expected, Some(1), 0).unwrap();
+                let v = verdict(&expected, &c);
+                assert!(v.passed(), "{} at {shape:?}: {}", kernel.name(), v.describe());
+                v.relative_error
+            })
+            .collect::<Vec<_>>()
+    };
+    let (short, deep) = (errors((16, 17408, 2048)), errors((16, 17408, 16384)));
+    for ((kernel, short), deep) in kernels.iter().zip(short).zip(deep) {
+        assert!(deep <= 2.5 * short, "{}: relative error {deep:.2e} at K = 16384, {short:.2e} at K = 2048", kernel.name());
+    }
+}
+
 /// Where K or N is not a multiple of 8, the auto rung may run a Hopper
 /// rung on copies of A, B and C whose rows are whole 16 bytes: every
 /// Hopper rung of the ladder, run so, is correct (zeros in the added
