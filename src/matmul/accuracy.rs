@@ -22,11 +22,12 @@
 //! - TF32 and 3xTF32 also round the inputs: a product term with a relative
 //!   error of its own, `Σ_k |a_k·b_k|` times that error.
 //!
-//! The bound is rigorous for an accumulator that adds the terms in k order
-//! (every rung of the ladder does, per output element). A kernel that sums
-//! K in pieces (split-K) or as a tree rounds smaller partial sums, so for
-//! inputs without engineered cancellation (the ladder's are random) the
-//! in-order bound covers it too. A factor [`MARGIN`] of 2 covers the final
+//! The bound is rigorous for an accumulator that adds the terms in k order.
+//! A kernel that sums K in pieces (split-K; the small-M kernel's steps of 8
+//! products; the swapped tiles' totals of fresh tensor-core accumulators)
+//! or as a tree rounds smaller partial sums, so for inputs without
+//! engineered cancellation (the ladder's are random) the in-order bound
+//! covers it too. A factor [`MARGIN`] of 2 covers the final
 //! scaling by alpha and beta and the few roundings outside the k loop.
 
 /// Unit roundoff of fp32 with round-to-nearest: half the spacing above 1.
