@@ -4,11 +4,12 @@
 //! the f64 reference over the same bf16 values.
 
 use half::bf16;
+use kernels_gpu::gemm::hopper::HopperKernel;
 use ptx_ladder::device::Gpu;
 use ptx_ladder::matmul::bf16::ladder;
 use ptx_ladder::matmul::bf16::problem::{Bf16Problem, reference};
 use ptx_ladder::matmul::buffers::Buffers;
-use ptx_ladder::matmul::check::{reference_rows, verdict};
+use ptx_ladder::matmul::check::{Reference, reference_rows, verdict};
 use ptx_ladder::matmul::cublas::Cublas;
 use ptx_ladder::matmul::ladder::measure;
 use ptx_ladder::matmul::rung::RungKernel;
@@ -97,14 +98,22 @@ fn every_fitted_tile_shape_is_correct_on_the_gpu() {
         let expected = reference(&problem, reference_rows(shape.0, shape.1, shape.2, 3));
         let mut buffers = Buffers::<bf16>::upload(&gpu, &problem).unwrap();
         for kernel in &kernels_gpu::bf16::r13_fitted_tiles::TILES {
-            let expected = expected.for_arithmetic(RungKernel::<bf16>::arithmetic(kernel));
-            let gemm = RungKernel::<bf16>::prepare(kernel, &gpu, &buffers).unwrap();
-            let (c, _) = measure(&gpu, &mut buffers, gemm.as_ref(), &expected, Some(1), 0)
-                .unwrap_or_else(|e| panic!("{} at {shape:?}: {e}", kernel.name()));
-            let v = verdict(&expected, &c);
-            assert!(v.passed(), "{} at {shape:?}: {}", kernel.name(), v.describe());
+            checked_run(&gpu, &mut buffers, kernel, &expected, shape);
         }
     }
+}
+
+/// Runs `kernel` once on `buffers` (an `m`×`n`×`k` problem, `shape`),
+/// checks C against `expected` for the kernel's arithmetic, and returns
+/// the relative error; the test fails where the result is wrong.
+fn checked_run(gpu: &Gpu, buffers: &mut Buffers<bf16>, kernel: &HopperKernel, expected: &Reference, shape: (u32, u32, u32)) -> f64 {
+    let expected = expected.for_arithmetic(RungKernel::<bf16>::arithmetic(kernel));
+    let gemm = RungKernel::<bf16>::prepare(kernel, gpu, buffers).unwrap();
+    let (c, _) =
+        measure(gpu, buffers, gemm.as_ref(), &expected, Some(1), 0).unwrap_or_else(|e| panic!("{} at {shape:?}: {e}", kernel.name()));
+    let v = verdict(&expected, &c);
+    assert!(v.passed(), "{} at {shape:?}: {}", kernel.name(), v.describe());
+    v.relative_error
 }
 
 /// The swapped tiles of up to 64 rows move their tensor-core sums into an
@@ -124,17 +133,7 @@ fn small_swapped_tiles_keep_deep_k_as_accurate_as_short_k() {
         let problem = Bf16Problem::random(shape, 11);
         let expected = reference(&problem, reference_rows(shape.0, shape.1, shape.2, 3));
         let mut buffers = Buffers::<bf16>::upload(&gpu, &problem).unwrap();
-        kernels
-            .iter()
-            .map(|kernel| {
-                let expected = expected.for_arithmetic(RungKernel::<bf16>::arithmetic(kernel));
-                let gemm = RungKernel::<bf16>::prepare(kernel, &gpu, &buffers).unwrap();
-                let (c, _) = measure(&gpu, &mut buffers, gemm.as_ref(), &expected, Some(1), 0).unwrap();
-                let v = verdict(&expected, &c);
-                assert!(v.passed(), "{} at {shape:?}: {}", kernel.name(), v.describe());
-                v.relative_error
-            })
-            .collect::<Vec<_>>()
+        kernels.iter().map(|kernel| checked_run(&gpu, &mut buffers, kernel, &expected, shape)).collect::<Vec<_>>()
     };
     let (short, deep) = (errors((16, 17408, 2048)), errors((16, 17408, 16384)));
     for ((kernel, short), deep) in kernels.iter().zip(short).zip(deep) {

@@ -1105,6 +1105,14 @@ fn choose_as_is(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, note: String
     let [small_m, portable] = any_shape_candidates(dtype, size, gpu);
     let (small_m_seconds, portable_seconds) = (small_m.1, portable.1);
     let (pick, seconds, predicted, chosen) = fastest(dtype, vec![small_m, portable]);
+    let why = format!("{}; predicted us: {predicted}: {chosen} ({note})", roofline_words(dtype, size, gpu));
+    any_shape_choice((pick, seconds), (small_m_seconds, portable_seconds), why)
+}
+
+/// A choice whose candidates were only the rungs that take any shape on
+/// any GPU (`small_m_seconds`, `portable_seconds`); [`choose_on_hopper`]
+/// fills in the Hopper rungs' times over it.
+fn any_shape_choice((pick, seconds): (Pick, f64), (small_m_seconds, portable_seconds): (f64, f64), why: String) -> Choice {
     Choice {
         pick,
         seconds,
@@ -1119,7 +1127,7 @@ fn choose_as_is(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine, note: String
         swap_seconds: None,
         deep_k_seconds: None,
         fitted_seconds: None,
-        why: format!("{}; predicted us: {predicted}: {chosen} ({note})", roofline_words(dtype, size, gpu)),
+        why,
     }
 }
 
@@ -1233,11 +1241,6 @@ fn choose_on_hopper(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine) -> Choic
     let (pick, seconds, predicted, chosen) = fastest(dtype, candidates);
     let why = format!("{}; {waves}; predicted us: {predicted}: {chosen}", roofline_words(dtype, size, gpu));
     Choice {
-        pick,
-        seconds,
-        padded: None,
-        small_m_seconds,
-        portable_seconds,
         tiled_seconds: Some(tiled_seconds),
         narrow_seconds,
         split_seconds: Some(split_seconds),
@@ -1246,7 +1249,7 @@ fn choose_on_hopper(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine) -> Choic
         swap_seconds,
         deep_k_seconds,
         fitted_seconds,
-        why,
+        ..any_shape_choice((pick, seconds), (small_m_seconds, portable_seconds), why)
     }
 }
 
