@@ -53,8 +53,9 @@ const SHAPES: &[(u32, u32, u32)] = &[
     (100, 72, 30008),
 ];
 
-/// Shapes for each of rung 13's tile shapes (the rung itself picks one per
-/// shape): tiles whose rows or columns end past M or N, slices whose last
+/// Shapes for each of rung 13's and rung 17's tile shapes (the rungs
+/// themselves pick one per shape): tiles whose rows or columns end past M
+/// or N (a pair whose second tile lies wholly below M), slices whose last
 /// is short, a single k-tile, and more tiles than clusters fit at once.
 const FITTED_SHAPES: &[(u32, u32, u32)] = &[(1, 8, 8), (17, 40, 24), (65, 264, 136), (150, 520, 4104), (130, 200, 65536), (300, 8200, 520)];
 
@@ -91,13 +92,13 @@ fn every_bf16_rung_is_correct_on_the_gpu() {
 
 #[test]
 #[ignore = "needs a CUDA GPU"]
-fn every_fitted_tile_shape_is_correct_on_the_gpu() {
+fn every_fitted_and_paired_tile_shape_is_correct_on_the_gpu() {
     let gpu = Gpu::open().expect("a CUDA GPU");
     for &shape in FITTED_SHAPES {
         let problem = Bf16Problem::random(shape, shape.1 as u64 * 5 + shape.2 as u64);
         let expected = reference(&problem, reference_rows(shape.0, shape.1, shape.2, 3));
         let mut buffers = Buffers::<bf16>::upload(&gpu, &problem).unwrap();
-        for kernel in &kernels_gpu::bf16::r13_fitted_tiles::TILES {
+        for kernel in kernels_gpu::bf16::r13_fitted_tiles::TILES.iter().chain(&kernels_gpu::bf16::r17_swap_ab_pairs::TILES) {
             checked_run(&gpu, &mut buffers, kernel, &expected, shape);
         }
     }

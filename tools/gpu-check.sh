@@ -26,14 +26,14 @@ sanitize_bf16() {
     compute-sanitizer --tool $tool "${skip[@]}" --error-exitcode 9 $B/ptx-ladder matmul --dtype bf16 --m 1040 --n 4104 --k 136 --rungs 6,7,14,16 --reps 1 --warmup 0 \
         > "$OUT/sanitizer-bf16-tiles-$tool.txt" 2>&1
     echo "exit code $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Error|Hazard" "$OUT/sanitizer-bf16-tiles-$tool.txt" | head -5
-    # The split-K rungs (9-13, 15) with K in 8 slices (the last of 2 k-tiles), a tile-row
+    # The split-K rungs (9-13, 15, 17) with K in 8 slices (the last of 2 k-tiles), a tile-row
     # whose second warpgroup has no rows, and a partial last column tile.
-    compute-sanitizer --tool $tool "${skip[@]}" --error-exitcode 9 $B/ptx-ladder matmul --dtype bf16 --m 150 --n 520 --k 4104 --rungs 9-13,15 --reps 1 --warmup 0 \
+    compute-sanitizer --tool $tool "${skip[@]}" --error-exitcode 9 $B/ptx-ladder matmul --dtype bf16 --m 150 --n 520 --k 4104 --rungs 9-13,15,17 --reps 1 --warmup 0 \
         > "$OUT/sanitizer-bf16-split-$tool.txt" 2>&1
     echo "exit code $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Error|Hazard" "$OUT/sanitizer-bf16-split-$tool.txt" | head -5
-    # Rung 13's tile shapes (the rung itself picks one per shape) at
+    # Rungs 13's and 17's tile shapes (each rung picks one per shape) at
     # odd shapes, through the GPU test that runs each (no cuBLAS in it).
-    compute-sanitizer --tool $tool "${skip[@]}" --error-exitcode 9 $B/gpu_bf16-* --include-ignored every_fitted_tile_shape \
+    compute-sanitizer --tool $tool "${skip[@]}" --error-exitcode 9 $B/gpu_bf16-* --include-ignored every_fitted_and_paired_tile_shape \
         > "$OUT/sanitizer-bf16-fitted-$tool.txt" 2>&1
     echo "exit code $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Error|Hazard|test result" "$OUT/sanitizer-bf16-fitted-$tool.txt" | head -5
 }

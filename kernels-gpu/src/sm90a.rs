@@ -1,6 +1,6 @@
 //! The entries of the second PTX module, built for `sm_90a` (wgmma, TMA,
 //! setmaxnreg): which kernels it holds and their launch bounds. The rungs
-//! live in their ladders' folders ([`crate::bf16`] rungs 2-7 and 9-16,
+//! live in their ladders' folders ([`crate::bf16`] rungs 2-7 and 9-17,
 //! [`crate::sgemm`] rungs 12, 14 and 15); this list sits above both, so neither the
 //! ladders nor their building blocks import it.
 
@@ -8,6 +8,7 @@ use crate::LaunchBounds;
 use crate::bf16::{
     r02_wgmma_tma, r03_wgmma_specialized, r04_wgmma_persistent, r05_wgmma_tma_store, r06_wgmma_cluster, r07_wgmma_deferred, r09_split_k,
     r10_cluster_split_k, r11_swap_ab, r12_swap_ab_cluster, r13_fitted_tiles, r14_narrow_tiles, r15_deep_k, r16_tiles_128x128,
+    r17_swap_ab_pairs,
 };
 use crate::gemm::hopper::HopperKernel;
 use crate::sgemm::r12_tf32x3_wgmma as tf32x3;
@@ -43,6 +44,10 @@ pub const KERNELS: &[HopperKernel] = &[
     r14_narrow_tiles::NARROW_TILES,
     r15_deep_k::DEEP_K,
     r16_tiles_128x128::TILES_128X128,
+    r17_swap_ab_pairs::PAIRS_64X128,
+    r17_swap_ab_pairs::PAIRS_80X128,
+    r17_swap_ab_pairs::PAIRS_96X128,
+    r17_swap_ab_pairs::PAIRS_112X128,
     tf32x3::KERNEL,
     r14_tf32x3_split_k::SPLIT_K,
     r15_tf32x3_split_b::SPLIT_B,
@@ -83,6 +88,10 @@ pub const KERNEL_NAMES: &[&str] = &[
     r14_narrow_tiles::NARROW_TILES.name(),
     r15_deep_k::DEEP_K.name(),
     r16_tiles_128x128::TILES_128X128.name(),
+    r17_swap_ab_pairs::PAIRS_64X128.name(),
+    r17_swap_ab_pairs::PAIRS_80X128.name(),
+    r17_swap_ab_pairs::PAIRS_96X128.name(),
+    r17_swap_ab_pairs::PAIRS_112X128.name(),
     tf32x3::KERNEL.name(),
     r14_tf32x3_split_k::SPLIT_K.name(),
     r15_tf32x3_split_b::SPLIT_B.name(),

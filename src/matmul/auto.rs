@@ -305,13 +305,21 @@ pub struct Machine {
     pub tensor_flops: f64,
     /// DRAM bytes/s.
     pub dram_bytes: f64,
+    /// Bytes of L2.
+    pub l2_bytes: f64,
 }
 
 impl Machine {
     /// The H200 as this project measured it (132 SMs, 66.9 TFLOP/s FP32,
     /// 989 TFLOP/s dense BF16, about 4.5 TB/s from DRAM).
-    pub const H200: Machine =
-        Machine { multiprocessors: 132, clusters: H200_CLUSTERS, fp32_flops: 66.9e12, tensor_flops: 989e12, dram_bytes: 4.5e12 };
+    pub const H200: Machine = Machine {
+        multiprocessors: 132,
+        clusters: H200_CLUSTERS,
+        fp32_flops: 66.9e12,
+        tensor_flops: 989e12,
+        dram_bytes: 4.5e12,
+        l2_bytes: 60.0 * 1024.0 * 1024.0,
+    };
 
     /// A GPU as the driver describes it. The dense BF16 tensor peak is
     /// about 15x the FP32 peak on sm_80 (312 / 19.5 TFLOP/s on the A100) and
@@ -325,6 +333,7 @@ impl Machine {
             fp32_flops,
             tensor_flops: 15.0 * fp32_flops,
             dram_bytes: 0.93 * info.dram_bandwidth(),
+            l2_bytes: info.l2_bytes as f64,
         }
     }
 
@@ -377,6 +386,13 @@ pub enum Pick {
         tile: usize,
         slices: KSlices,
     },
+    /// The ladder's rung with swapped tiles in pairs along M that share
+    /// the weights: tile shape number `tile` of [`paired_tiles`], K cut as
+    /// given, the slices added by a second kernel.
+    PairedTiles {
+        tile: usize,
+        slices: KSlices,
+    },
     /// The ladder's tensor-core rung of the portable module (BF16 rung 1,
     /// SGEMM rung 11): any shape, any GPU from Ampere on.
     Portable,
@@ -418,6 +434,9 @@ pub struct Choice {
     /// None where the ladder has no fitted-tiles rung, or the tiled rung
     /// cannot run.
     pub fitted_seconds: Option<f64>,
+    /// None where the ladder has no paired tiles, M fits in one tile of
+    /// rows, or the tiled rung cannot run.
+    pub paired_seconds: Option<f64>,
     pub why: String,
 }
 
@@ -492,6 +511,15 @@ pub fn deep_k_kernel(dtype: Dtype) -> Option<&'static HopperKernel> {
 pub fn fitted_tiles(dtype: Dtype) -> &'static [HopperKernel] {
     match dtype {
         Dtype::Bf16 => &kernels_gpu::bf16::r13_fitted_tiles::TILES,
+        Dtype::F32 => &[],
+    }
+}
+
+/// The tile shapes of the ladder's rung with swapped tiles in pairs
+/// along M, fewest rows first: BF16 rung 17; the SGEMM ladder has none.
+pub fn paired_tiles(dtype: Dtype) -> &'static [HopperKernel] {
+    match dtype {
+        Dtype::Bf16 => &kernels_gpu::bf16::r17_swap_ab_pairs::TILES,
         Dtype::F32 => &[],
     }
 }
@@ -853,7 +881,8 @@ fn unit_bytes(dtype: Dtype, kernel: &HopperKernel, slices: KSlices) -> f64 {
 ///   below M: TMA still fills them with zeros) at
 ///   [`FITTED_SM_BYTES_PER_SECOND`], round after round;
 /// - the weights, A and C cross DRAM once at [`SWAP_AB_STREAM_EFFICIENCY`]
-///   of its rate;
+///   of its rate, the weights once more for every further tile of rows
+///   where they do not fit in L2 ([`weight_rereads`]);
 /// - the wgmmas run at [`FITTED_TILE_EFFICIENCY`] of rung 7's rate.
 ///
 /// With K in slices, each round of clusters after the first starts when
@@ -868,7 +897,7 @@ fn unit_bytes(dtype: Dtype, kernel: &HopperKernel, slices: KSlices) -> f64 {
 pub fn fitted_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine, kernel: &HopperKernel) -> (f64, KSlices) {
     let slices = kernel.slices((m, n, k), gpu.clusters);
     let rounds = cluster_rounds(kernel, (m, n), slices, gpu);
-    let bytes = min_bytes((m, n, k), input_bytes(dtype));
+    let bytes = min_bytes((m, n, k), input_bytes(dtype)) + weight_rereads(dtype, (m, n, k), kernel.tiling.tile_m(), gpu);
     let exchange = exchange_seconds(kernel, (m, n), slices, rounds);
     // Rounds of clusters each start from empty; K whole, persistent
     // blocks copy ahead into their next tile.
@@ -964,6 +993,120 @@ pub fn fitted_choice(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine) -> Opti
     let chosen = tied
         .min_by(|a, b| a.three_consumers.cmp(&b.three_consumers).then(b.busy.total_cmp(&a.busy)).then(a.streamed.total_cmp(&b.streamed)))?;
     Some((chosen.tile, chosen.seconds, chosen.slices))
+}
+
+/// Weights larger than this share of L2 cross DRAM once for every group
+/// of blocks that reads them apart from the others ([`weight_rereads`]).
+/// Where they fit with room to spare, the groups of blocks that read the
+/// same bytes run close enough together for the later ones to find them
+/// in L2. Measured on the H200 (60 MB of L2): two tiles of rows of the
+/// swapped GEMM read 50 and 73 MB of weights once (Llama-3-8B's and
+/// Qwen2.5-14B's qkv at M = 200: 28.3 and 34.4 µs unpaired, 29.6 and
+/// 35.5 in pairs that share them), 117 MB and more once each
+/// (Llama-3-70B's o, 134 MB, at M = 129: 58.6 µs unpaired, twice the
+/// weights at 4.6 TB/s; 44.0 in pairs).
+pub const WEIGHTS_REREAD_OVER_L2: f64 = 1.5;
+
+/// DRAM bytes beyond [`min_bytes`] when groups of blocks each `rows` rows
+/// of A tall (tiles of rows, or pairs of them) read all the weights
+/// without sharing their copies: none where the weights fit in
+/// [`WEIGHTS_REREAD_OVER_L2`] times L2, else the weights once more for
+/// each group after the first.
+pub fn weight_rereads(dtype: Dtype, (m, n, k): (u32, u32, u32), rows: u32, gpu: &Machine) -> f64 {
+    let weights = input_bytes(dtype) * k as f64 * n as f64;
+    if weights <= WEIGHTS_REREAD_OVER_L2 * gpu.l2_bytes {
+        return 0.0;
+    }
+    (m.div_ceil(rows) - 1) as f64 * weights
+}
+
+/// The paired tiles' wgmma rate against a full tile of rung 7
+/// ([`TILED_BF16_EFFICIENCY`]), fitted on the H200 where the multiplies
+/// set the time (one tile per SM, K whole): 112 rows × 128 columns ran
+/// Llama-3-70B's o at M = 200 (K = 8192) in 53.0 µs and Llama-3-8B's qkv
+/// (K = 4096) in 29.6, 128 rows Llama-3-70B's o at M = 256 in 55.2 and
+/// Llama-3-8B's qkv in 30.5: 0.89-1.0 of rung 7's rate.
+pub const PAIRED_TILE_EFFICIENCY: f64 = 0.95;
+
+/// Fraction of DRAM bandwidth the paired tiles reach on the weights: 141
+/// MB in 37 µs beyond a launch (Llama-3-70B's o at M = 152, 80-row tiles)
+/// on the H200, 0.85 of its 4.5 TB/s.
+pub const PAIRED_STREAM_EFFICIENCY: f64 = 0.85;
+
+/// A tile shape of the paired-tiles rung: its predicted time and cut. Each
+/// block of a pair streams its own rows of A but only half of the
+/// weights' boxes from L2 (its partner's half arrives by multicast), so
+/// the slowest of:
+/// - each SM streaming its units' rows of A and half their columns of the
+///   weights at [`FITTED_SM_BYTES_PER_SECOND`];
+/// - the weights, A, C and the slices' partial sums crossing DRAM at
+///   [`PAIRED_STREAM_EFFICIENCY`] of its rate, the weights once per pair
+///   of tiles of rows where they do not fit in L2 ([`weight_rereads`]);
+/// - the wgmmas at [`PAIRED_TILE_EFFICIENCY`] of rung 7's rate;
+///
+/// then a launch, and a second where a kernel adds the slices.
+pub fn paired_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine, kernel: &HopperKernel) -> (f64, KSlices) {
+    let slices = kernel.slices((m, n, k), gpu.clusters);
+    let rounds = unit_rounds(kernel, (m, n), slices, gpu);
+    let (tile_m, tile_n, pair) = (kernel.tiling.tile_m(), kernel.tiling.tiling.tile_n, kernel.tiling.cluster);
+    let slice_k = slices.k_tiles * kernel.tiling.tiling.tile_k;
+    let dram_bytes =
+        min_bytes((m, n, k), input_bytes(dtype)) + weight_rereads(dtype, (m, n, k), tile_m * pair, gpu) + partial_bytes(slices, (m, n));
+    let streaming = rounds * input_bytes(dtype) * (tile_m + tile_n / pair) as f64 * slice_k as f64 / FITTED_SM_BYTES_PER_SECOND;
+    let dram = dram_bytes / (gpu.dram_bytes * PAIRED_STREAM_EFFICIENCY);
+    let arithmetic = rounds * tile_seconds(dtype, (tile_m, tile_n), slice_k, gpu, PAIRED_TILE_EFFICIENCY);
+    (streaming.max(dram).max(arithmetic) + launches(slices) * LAUNCH_SECONDS, slices)
+}
+
+/// The paired-tiles rung's tile shape for one shape: the number in
+/// [`paired_tiles`], its predicted time ([`paired_time`]) and cut; None
+/// where the ladder has none or M fits in one tile of rows of the fitted
+/// tiles (a pair's second block would hold no rows). As [`fitted_choice`]:
+/// as few pairs as hold M, and in them the fewest rows that do (M = 129:
+/// a pair of 80-row tiles; M = 300: two pairs of 80).
+pub fn paired_choice(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine) -> Option<(usize, f64, KSlices)> {
+    let tiles = paired_tiles(dtype);
+    let most = tiles.iter().map(|t| t.tiling.tile_m()).max()?;
+    if size.0 <= fitted_tiles(dtype).iter().map(|t| t.tiling.tile_m()).max()? {
+        return None;
+    }
+    let pairs = size.0.div_ceil(2 * most);
+    let (tile, kernel) =
+        tiles.iter().enumerate().filter(|(_, t)| 2 * pairs * t.tiling.tile_m() >= size.0).min_by_key(|(_, t)| t.tiling.tile_m())?;
+    let (seconds, slices) = paired_time(dtype, size, gpu, kernel);
+    Some((tile, seconds, slices))
+}
+
+/// [`paired_choice`] where the pairs have something to share and all run
+/// at once:
+/// - weights that unpaired tiles of rows would each read from DRAM
+///   ([`weight_rereads`]). Where the weights stay in L2, the unpaired
+///   tiles read them once too, and the pairs, each block waiting for its
+///   partner's half of every stage, were as fast or slower on the H200
+///   (Llama-3-8B's qkv at M = 200: 29.6 µs in pairs, 28.3 unpaired, 27.1
+///   on rung 16);
+/// - one round of units. Over more, each pair restarts its pipeline for
+///   every unit, and the multiplies of 112-row tiles set the time where
+///   rung 9's wider tiles do more per byte (Qwen2-7B's down at M = 200,
+///   56 tiles in 7 slices over 3 rounds: 64.6 µs in pairs, 57.1 on rung
+///   9, whose model is the more pessimistic of the two there).
+fn paired_candidate(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine) -> Option<(usize, f64, KSlices)> {
+    let (tile, seconds, slices) = paired_choice(dtype, size, gpu)?;
+    let kernel = &paired_tiles(dtype)[tile];
+    let rereads = weight_rereads(dtype, size, kernel.tiling.tile_m(), gpu);
+    let one_round = unit_rounds(kernel, (size.0, size.1), slices, gpu) <= 1.0;
+    (rereads > 0.0 && one_round).then_some((tile, seconds, slices))
+}
+
+/// A tile shape of the paired-tiles rung and its cut of K, in words.
+pub fn paired_words(kernel: &HopperKernel, slices: KSlices) -> String {
+    let tiling = kernel.tiling;
+    format!(
+        "pairs of tiles of {} rows x {} columns sharing the weights, {}",
+        tiling.tile_m(),
+        tiling.tiling.tile_n,
+        cut_words(slices, tiling.tiling.tile_k, false)
+    )
 }
 
 /// One of the equally busy tile shapes [`fitted_choice`] weighs.
@@ -1127,6 +1270,7 @@ fn any_shape_choice((pick, seconds): (Pick, f64), (small_m_seconds, portable_sec
         swap_seconds: None,
         deep_k_seconds: None,
         fitted_seconds: None,
+        paired_seconds: None,
         why,
     }
 }
@@ -1237,6 +1381,11 @@ fn choose_on_hopper(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine) -> Choic
         candidates.push((Pick::FittedTiles { tile, slices }, seconds, why));
         seconds
     });
+    let paired_seconds = paired_candidate(dtype, size, gpu).filter(|_| fitted_fits).map(|(tile, seconds, slices)| {
+        let why = format!("A and B swapped, {}", paired_words(&paired_tiles(dtype)[tile], slices));
+        candidates.push((Pick::PairedTiles { tile, slices }, seconds, why));
+        seconds
+    });
     candidates.push(portable);
     let (pick, seconds, predicted, chosen) = fastest(dtype, candidates);
     let why = format!("{}; {waves}; predicted us: {predicted}: {chosen}", roofline_words(dtype, size, gpu));
@@ -1249,6 +1398,7 @@ fn choose_on_hopper(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine) -> Choic
         swap_seconds,
         deep_k_seconds,
         fitted_seconds,
+        paired_seconds,
         ..any_shape_choice((pick, seconds), (small_m_seconds, portable_seconds), why)
     }
 }
@@ -1290,6 +1440,7 @@ fn short_name(dtype: Dtype, pick: &Pick) -> String {
         Pick::SwapAb(_) => "swap-AB",
         Pick::DeepK(_) => "deep-K",
         Pick::FittedTiles { .. } => "fitted tiles",
+        Pick::PairedTiles { .. } => "paired tiles",
         Pick::Portable => "mma.sync tiles",
     };
     name.to_string()
@@ -1706,6 +1857,56 @@ mod tests {
         };
         assert_eq!([narrow(4096), narrow(6144), narrow(28672)], [64, 128, 128]);
         assert!(fitted_choice(Dtype::F32, (128, 4096, 4096), &Machine::H200).is_none());
+    }
+
+    /// The pairs' rows: as few pairs as hold M, and in them the fewest rows
+    /// that do; none where one tile of rows of the fitted tiles holds M.
+    #[test]
+    fn paired_tiles_hold_m_with_the_fewest_rows() {
+        let rows = |m: u32| {
+            paired_choice(Dtype::Bf16, (m, 8192, 8192), &Machine::H200).map(|(tile, _, _)| paired_tiles(Dtype::Bf16)[tile].tiling.tile_m())
+        };
+        assert_eq!([rows(1), rows(128)], [None, None]);
+        assert_eq!(
+            [rows(129), rows(160), rows(161), rows(192), rows(193), rows(224)],
+            [Some(80), Some(80), Some(96), Some(96), Some(112), Some(112)]
+        );
+        // Two pairs: four tiles of rows.
+        assert_eq!([rows(225), rows(300), rows(448)], [Some(64), Some(80), Some(112)]);
+        assert!(paired_choice(Dtype::F32, (200, 8192, 8192), &Machine::H200).is_none());
+    }
+
+    /// Two tiles of rows that do not share their copies each read the
+    /// weights from DRAM where the weights do not fit in L2; in pairs they
+    /// read them once. Llama-3-70B's o (134 MB) at M = 129 to 200 and
+    /// Llama-3-8B's down (117 MB) at M = 129 on the H200: 39.6-53.0 µs in
+    /// pairs, 52.3-58.9 as picked before (unpaired fitted tiles, rung 16).
+    #[test]
+    fn weights_beyond_l2_go_to_pairs() {
+        for size in [(129, 8192, 8192), (152, 8192, 8192), (176, 8192, 8192), (200, 8192, 8192), (129, 4096, 14336), (200, 8192, 28672)] {
+            let choice = choose(Dtype::Bf16, size, &Machine::H200, Hopper::Takes);
+            assert!(matches!(choice.pick, Pick::PairedTiles { .. }), "{size:?}: {}", choice.why);
+        }
+        // Unpaired 80-row tiles pay for the second read from the second
+        // tile of rows on (M = 81); with weights that fit in L2 they do not.
+        let fitted = |size| fitted_time(Dtype::Bf16, size, &Machine::H200, &fitted_tiles(Dtype::Bf16)[tile(80, 128)]).0;
+        assert!(fitted((81, 8192, 8192)) > 1.5 * fitted((80, 8192, 8192)));
+        assert!(fitted((81, 4096, 4096)) < 1.2 * fitted((80, 4096, 4096)));
+    }
+
+    /// No pairs where the unpaired tiles read the weights once too (they
+    /// fit in L2), where M fits in one tile of rows, or where the pairs
+    /// would run more than one round of units.
+    #[test]
+    fn pairs_only_for_weights_beyond_l2_in_one_round() {
+        let paired = |size| matches!(pick(Dtype::Bf16, size), Pick::PairedTiles { .. });
+        // Llama-3-8B's qkv (50 MB) at M = 200; its down at M = 128.
+        assert!(!paired((200, 6144, 4096)));
+        assert!(!paired((128, 4096, 14336)));
+        // Qwen2-7B's down at M = 200: 56 tiles in 7 slices, three rounds.
+        assert!(!paired((200, 3584, 18944)));
+        // Llama-3-70B's o at M = 300: two pairs of rows, 256 tiles.
+        assert!(!paired((300, 8192, 8192)));
     }
 
     /// Tiles twice as wide read each row of A for twice the weights: taken

@@ -14,7 +14,7 @@ use super::check::Reference;
 use super::cublas::Cublas;
 use super::dtype::Dtype;
 use super::element::{Args, Element, Gemm, Inputs, Library};
-use super::fitted::FittedTilesRung;
+use super::fitted::{FittedTilesRung, PairedTilesRung};
 use super::rung::{Ladder, Rung, RungKernel};
 use super::small_m::{AutoRung, SmallMRung};
 use crate::device::{Gpu, PtxModule, pointer};
@@ -109,10 +109,16 @@ pub fn ladder() -> Ladder<bf16> {
         rung("14", "128x192 tiles: full waves", &k::r14_narrow_tiles::NARROW_TILES),
         rung("15", "deep K: 64x64, all SMs", &k::r15_deep_k::DEEP_K),
         rung("16", "128x128: fuller last round", &k::r16_tiles_128x128::TILES_128X128),
+        rung("17", "swapped pairs share B", &PairedTilesRung),
         rung("auto", "auto: picked per shape", &AutoRung),
     ];
-    // Rung 13's tile shapes (the first is rung 12's), each by its name.
-    let others = k::r13_fitted_tiles::TILES[1..].iter().map(|t| t as &'static dyn RungKernel<bf16>).collect();
+    // Rungs 13's and 17's tile shapes (rung 13's first is rung 12's), each
+    // by its name.
+    let others = k::r13_fitted_tiles::TILES[1..]
+        .iter()
+        .chain(k::r17_swap_ab_pairs::TILES.iter())
+        .map(|t| t as &'static dyn RungKernel<bf16>)
+        .collect();
     Ladder { rungs, others, note: String::new() }
 }
 
@@ -129,7 +135,7 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), all.rungs.len());
         // Rung 13 runs one of its tile shapes (the first is rung 12's).
-        names.extend(k::r13_fitted_tiles::TILES[1..].iter().map(|t| t.name()));
+        names.extend(k::r13_fitted_tiles::TILES[1..].iter().chain(&k::r17_swap_ab_pairs::TILES).map(|t| t.name()));
         // The module's BF16 kernels: those that read 2-byte inputs.
         let hopper = kernels_gpu::sm90a::KERNELS.iter().filter(|h| h.input_bytes() == 2);
         for name in k::KERNELS.iter().map(|k| k.name()).chain(hopper.map(|h| h.name())) {
@@ -154,7 +160,7 @@ mod tests {
         assert_eq!(ids("1-3"), ["1", "2", "3"]);
         assert_eq!(ids("bf16_mma_sync"), ["1"]);
         assert_eq!(ids("bf16_wgmma_persistent,2"), ["2", "4"]);
-        assert_eq!(ids("all").len(), 17);
+        assert_eq!(ids("all").len(), 18);
         assert_eq!(ids("auto"), ["auto"]);
     }
 
@@ -162,10 +168,10 @@ mod tests {
     /// SGEMM ladder's.
     #[test]
     fn bad_selections_list_the_bf16_rungs() {
-        let err = ladder().select("17").err().unwrap();
+        let err = ladder().select("18").err().unwrap();
         assert_eq!(
             err.message(),
-            "--rungs: no rung '17' (the BF16 ladder's rungs are 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, auto; ranges like 1-4, lists like 1,9,auto, \
+            "--rungs: no rung '18' (the BF16 ladder's rungs are 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, auto; ranges like 1-4, lists like 1,10,auto, \
              kernel names (like bf16_mma_sync) and all work)"
         );
     }

@@ -33,6 +33,9 @@ pub trait SmallMElement: Element {
     /// The ladder's rung with tiles fitted to the shape, if it has one
     /// ([`auto::fitted_tiles`]).
     fn fitted() -> Option<&'static dyn RungKernel<Self>>;
+    /// The ladder's rung with swapped tiles in pairs sharing the weights,
+    /// if it has one ([`auto::paired_tiles`]).
+    fn paired() -> Option<&'static dyn RungKernel<Self>>;
     /// The ladder's tensor-core rung of the portable module, for any shape
     /// ([`auto::portable_time`]).
     fn portable() -> &'static dyn RungKernel<Self>;
@@ -57,6 +60,10 @@ impl SmallMElement for f32 {
     }
 
     fn fitted() -> Option<&'static dyn RungKernel<f32>> {
+        None
+    }
+
+    fn paired() -> Option<&'static dyn RungKernel<f32>> {
         None
     }
 
@@ -92,6 +99,10 @@ impl SmallMElement for bf16 {
 
     fn fitted() -> Option<&'static dyn RungKernel<bf16>> {
         Some(&super::fitted::FittedTilesRung)
+    }
+
+    fn paired() -> Option<&'static dyn RungKernel<bf16>> {
+        Some(&super::fitted::PairedTilesRung)
     }
 
     /// Rung 1: `mma.sync` fed by `cp.async`.
@@ -257,6 +268,7 @@ impl AutoRung {
             Pick::SwapAb(_) => E::hopper(auto::swap_kernel(E::DTYPE).unwrap_or(auto::split_kernel(E::DTYPE))),
             Pick::DeepK(_) => E::hopper(auto::deep_k_kernel(E::DTYPE).unwrap_or(auto::split_kernel(E::DTYPE))),
             Pick::FittedTiles { .. } => E::fitted().unwrap_or(E::hopper(auto::split_kernel(E::DTYPE))),
+            Pick::PairedTiles { .. } => E::paired().unwrap_or(E::hopper(auto::split_kernel(E::DTYPE))),
             Pick::Portable => E::portable(),
         };
         let runs_at = choice.padded.unwrap_or(size);
@@ -320,5 +332,7 @@ mod tests {
     fn the_fitted_rung_exists_where_the_model_has_tiles() {
         assert!(<bf16 as SmallMElement>::fitted().is_some() && !auto::fitted_tiles(bf16::DTYPE).is_empty());
         assert!(<f32 as SmallMElement>::fitted().is_none() && auto::fitted_tiles(f32::DTYPE).is_empty());
+        assert!(<bf16 as SmallMElement>::paired().is_some() && !auto::paired_tiles(bf16::DTYPE).is_empty());
+        assert!(<f32 as SmallMElement>::paired().is_none() && auto::paired_tiles(f32::DTYPE).is_empty());
     }
 }

@@ -30,7 +30,8 @@ pub mod r13_fitted_tiles;
 pub mod r14_narrow_tiles;
 pub mod r15_deep_k;
 pub mod r16_tiles_128x128;
+pub mod r17_swap_ab_pairs;
 
-/// Every BF16 kernel in the portable PTX module (rung 1); rungs 2-7 and 9-16 are in
+/// Every BF16 kernel in the portable PTX module (rung 1); rungs 2-7 and 9-17 are in
 /// the sm_90a module, listed in [`crate::sm90a::KERNELS`].
 pub const KERNELS: &[Bf16Kernel] = &[r01_mma_sync::KERNEL];

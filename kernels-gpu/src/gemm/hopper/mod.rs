@@ -1,7 +1,7 @@
 //! Building blocks of the Hopper rungs (sm_90a): wgmma reading tiles from
 //! shared memory, TMA copies completing on mbarriers, and producer/consumer
 //! warpgroups. The rungs themselves are in their ladders
-//! ([`crate::bf16`] rungs 2-7 and 9-16, [`crate::sgemm`] rungs 12, 14 and 15).
+//! ([`crate::bf16`] rungs 2-7 and 9-17, [`crate::sgemm`] rungs 12, 14 and 15).
 //!
 //! These kernels exist only in the second PTX module, built for `sm_90a`
 //! (`--cfg ptx_ladder_hopper`); on the host this module gives their names,
@@ -17,7 +17,7 @@
 //! - [`cluster`]: block setup and producer of the clustered rungs (6, 7, 14 and 16);
 //! - [`deferred`]: the clustered GEMM whose warps store C, half a tile late (rungs 7, 14 and 16);
 //! - [`cluster_sum`]: a tile's slices of K added inside its cluster (rungs 10, 12);
-//! - [`swap_ab`]: the GEMM computed as Cᵀ for few rows of A (rungs 11-13).
+//! - [`swap_ab`]: the GEMM computed as Cᵀ for few rows of A (rungs 11-13), and in pairs along M sharing the weights (rung 17).
 //!
 //! The modules named in plain text exist only in the sm_90a build.
 

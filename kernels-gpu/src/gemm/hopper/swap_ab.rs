@@ -52,8 +52,18 @@ pub const fn shape(tiling: Tiling) -> HopperTiling {
     shape
 }
 
+/// Blocks of a pair ([`pairs_shape`]): two tiles stacked along M.
+pub const PAIR: u32 = 2;
+
+/// [`shape`] for pairs of tiles stacked along M that share the weights'
+/// boxes: clusters of [`PAIR`] blocks.
+pub const fn pairs_shape(tiling: Tiling) -> HopperTiling {
+    assert!((tiling.tile_n / 64).is_multiple_of(PAIR), "each block of a pair multicasts as many boxes");
+    HopperTiling { cluster: PAIR, ..shape(tiling) }
+}
+
 #[cfg(ptx_ladder_hopper)]
-pub(crate) use device::body;
+pub(crate) use device::{body, pairs_body};
 
 #[cfg(ptx_ladder_hopper)]
 mod device {
@@ -66,7 +76,7 @@ mod device {
     use crate::gpu::hopper::descriptor::{ATOM_BYTES, SWIZZLE_BYTES, swizzled_128};
     use crate::gpu::hopper::tma::{self, TensorMap};
     use crate::gpu::hopper::wgmma::{self, SwappedAccumulators};
-    use crate::gpu::hopper::{WARPGROUP_THREADS, cluster_rank};
+    use crate::gpu::hopper::{WARPGROUP_THREADS, cluster_rank, sync_cluster};
 
     /// One 64-column box of the weights, `TILE_K` rows of K.
     const B_BOX_BYTES: u32 = 64 * TILE_K * 2;
@@ -321,5 +331,100 @@ mod device {
             }
             u += stride;
         }
+    }
+
+    /// The swapped GEMM over pairs of tiles stacked along M (`ROWS` rows
+    /// of A each, `64 · CONSUMERS` columns of the weights): the two blocks
+    /// of a cluster need the same boxes of the weights, so each producer
+    /// copies half of them once for both (TMA multicast), and the weights
+    /// cross DRAM and L2 once per pair instead of once per tile. The ring
+    /// is shared by the pair ([`Ring::clustered`]). Clusters walk the
+    /// units (pair, slice of K) as persistent blocks do; slice `s` of a
+    /// tile goes to `out + s·m·n` (C itself when K is whole), the
+    /// parameters are [`crate::gemm::hopper::SplitParams`].
+    #[inline(always)]
+    pub unsafe fn pairs_body<const ROWS: u32, const CONSUMERS: u32, const STAGES: u32, const ACC: usize>(
+        m: u32,
+        n: u32,
+        k: u32,
+        maps: *const TensorMap,
+        out: *mut f32,
+        slice_k_tiles: u32,
+    ) where
+        [f32; ACC]: SwappedAccumulators,
+    {
+        const { assert!(ACC as u32 * 2 == ROWS, "a thread holds ROWS / 2 accumulators") };
+        const { assert!(CONSUMERS.is_multiple_of(super::PAIR), "each block multicasts as many boxes") };
+        let boxes_each = CONSUMERS / super::PAIR;
+        let cols = 64 * CONSUMERS;
+        let a_bytes = ROWS * TILE_K * 2;
+        let t = gpu::thread_idx().x;
+        if t == 0 {
+            unsafe { tma::prefetch_maps(maps, 2) };
+            // The kernel that adds the slices, where one follows, may start
+            // beside this one's blocks: it waits for them before reading.
+            crate::gpu::hopper::launch_dependents();
+        }
+        let tiles = Stages::<ROWS, CONSUMERS> { first: first_stage() };
+        let ring = Ring::clustered(tiles.a(STAGES), STAGES, super::PAIR);
+        if t == 0 {
+            unsafe { ring.init(CONSUMERS) };
+        }
+        // Both blocks' barriers exist before either producer multicasts or
+        // either consumer arrives remotely.
+        sync_cluster();
+        let rank = cluster_rank();
+        let k_tiles = k.div_ceil(TILE_K);
+        let slices = k_tiles.div_ceil(slice_k_tiles);
+        let grid = (m.div_ceil(ROWS * super::PAIR), n.div_ceil(cols));
+        let pairs = grid.0 * grid.1;
+        let (first, stride) = (gpu::block_idx().x / super::PAIR, gpu::grid_dim().x / super::PAIR);
+        // This block's tile of unit `u`, its slice and k-tiles: neighbouring
+        // pairs along the weights' columns, then the next slice.
+        let unit = |u: u32| {
+            let (p, slice) = (u % pairs, u / pairs);
+            let origin = ((p / grid.1 * super::PAIR + rank) * ROWS, p % grid.1 * cols);
+            (origin, slice, slice_range(slice, slice_k_tiles, k_tiles))
+        };
+        let units = pairs * slices;
+        let warpgroup = t / WARPGROUP_THREADS;
+        if warpgroup == 0 {
+            if t == 0 {
+                let (mut i, mut u) = (0, first);
+                while u < units {
+                    let ((row0, col0), _, (k_begin, k_end)) = unit(u);
+                    // A tile wholly below M copies no A; its stores skip it.
+                    let a = if row0 < m { a_bytes } else { 0 };
+                    for kt in k_begin..k_end {
+                        unsafe {
+                            let s = ring.acquire(i, Stages::<ROWS, CONSUMERS>::BYTES - a_bytes + a);
+                            if a > 0 {
+                                tma::load_2d(tiles.a(s), maps, ring.full(s), kt * TILE_K, row0);
+                            }
+                            for j in 0..boxes_each {
+                                let b = rank * boxes_each + j;
+                                tma::load_2d_multicast(tiles.b(s, b), maps.add(1), ring.full(s), col0 + 64 * b, kt * TILE_K, 0b11);
+                            }
+                        }
+                        i += 1;
+                    }
+                    u += stride;
+                }
+            }
+        } else {
+            let consumer = warpgroup - 1;
+            let thread = t % WARPGROUP_THREADS;
+            let (mut i, mut u) = (0, first);
+            while u < units {
+                let ((row0, col0), slice, (k_begin, k_end)) = unit(u);
+                let acc = unsafe { mainloop::<ROWS, CONSUMERS, ACC>(&ring, tiles, consumer, &mut i, k_end - k_begin) };
+                let c = unsafe { out.add(slice as usize * m as usize * n as usize) };
+                unsafe { store(&acc, c, (m, n), (row0, col0 + 64 * consumer), thread) };
+                u += stride;
+            }
+        }
+        // Neither block may exit while the other can still arrive on its
+        // barriers or multicast into its shared memory.
+        sync_cluster();
     }
 }
