@@ -1077,26 +1077,44 @@ pub fn paired_choice(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine) -> Opti
     Some((tile, seconds, slices))
 }
 
-/// [`paired_choice`] where the pairs have something to share and all run
-/// at once:
+/// [`paired_choice`] where the pairs have something to share, and where
+/// the model's times for them and their rivals can be compared:
 /// - weights that unpaired tiles of rows would each read from DRAM
 ///   ([`weight_rereads`]). Where the weights stay in L2, the unpaired
 ///   tiles read them once too, and the pairs, each block waiting for its
 ///   partner's half of every stage, were as fast or slower on the H200
 ///   (Llama-3-8B's qkv at M = 200: 29.6 µs in pairs, 28.3 unpaired, 27.1
 ///   on rung 16);
-/// - one round of units. Over more, each pair restarts its pipeline for
-///   every unit, and the multiplies of 112-row tiles set the time where
-///   rung 9's wider tiles do more per byte (Qwen2-7B's down at M = 200,
-///   56 tiles in 7 slices over 3 rounds: 64.6 µs in pairs, 57.1 on rung
-///   9, whose model is the more pessimistic of the two there).
+/// - one round of units, or tiles of at most [`PAIRED_STREAMING_ROWS`]
+///   rows whose last round is at least half full. Pairs of 80 and 96 rows
+///   stream the weights at DRAM's pace over any number of rounds
+///   (Gemma-2-27B's down at M = 144, 72 tiles with K in slices over
+///   several rounds: 114.1 µs in pairs, 153.8 on rung 9); pairs of 112
+///   rows are held back by their multiplies, where rung 9's wider tiles do
+///   more per byte (Qwen2-7B's down at M = 200, 56 tiles in 7 slices over
+///   3 rounds: 64.6 µs in pairs, 57.1 on rung 9), and a last round of a
+///   fifth of the SMs leaves most of them idle (Qwen2.5-72B's qkv at
+///   M = 160, 160 tiles: 75.2 µs in pairs, 65.6 on rung 14's one round).
+///   In both the rivals' models are the more pessimistic, so the pairs
+///   are not offered there.
 fn paired_candidate(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine) -> Option<(usize, f64, KSlices)> {
     let (tile, seconds, slices) = paired_choice(dtype, size, gpu)?;
     let kernel = &paired_tiles(dtype)[tile];
     let rereads = weight_rereads(dtype, size, kernel.tiling.tile_m(), gpu);
-    let one_round = unit_rounds(kernel, (size.0, size.1), slices, gpu) <= 1.0;
-    (rereads > 0.0 && one_round).then_some((tile, seconds, slices))
+    let units = kernel.tiling.tiles(size.0, size.1) as f64 * slices.count as f64;
+    let per_round = gpu.multiprocessors as f64;
+    let rounds = units.div_euclid(per_round) + if units % per_round > 0.0 { 1.0 } else { 0.0 };
+    let last_round = units - (rounds - 1.0) * per_round;
+    let streams = kernel.tiling.tile_m() <= PAIRED_STREAMING_ROWS && 2.0 * last_round >= per_round;
+    (rereads > 0.0 && (rounds <= 1.0 || streams)).then_some((tile, seconds, slices))
 }
+
+/// The most rows of A per tile for which the pairs stream the weights at
+/// DRAM's pace: on the H200, 0.31-0.32 µs per k-tile of 80 and 96 rows
+/// (Llama-3-70B's o at M = 152 and 176, 3.3-3.6 TB/s), 0.41-0.48 of 112
+/// and 128 rows, where the multiplies and their reads of shared memory
+/// set the time.
+pub const PAIRED_STREAMING_ROWS: u32 = 96;
 
 /// A tile shape of the paired-tiles rung and its cut of K, in words.
 pub fn paired_words(kernel: &HopperKernel, slices: KSlices) -> String {
@@ -1896,17 +1914,24 @@ mod tests {
 
     /// No pairs where the unpaired tiles read the weights once too (they
     /// fit in L2), where M fits in one tile of rows, or where the pairs
-    /// would run more than one round of units.
+    /// need more than one round and are either held back by their
+    /// multiplies (112 rows) or leave the last round mostly empty.
     #[test]
-    fn pairs_only_for_weights_beyond_l2_in_one_round() {
+    fn pairs_only_for_weights_beyond_l2_that_they_stream() {
         let paired = |size| matches!(pick(Dtype::Bf16, size), Pick::PairedTiles { .. });
         // Llama-3-8B's qkv (50 MB) at M = 200; its down at M = 128.
         assert!(!paired((200, 6144, 4096)));
         assert!(!paired((128, 4096, 14336)));
-        // Qwen2-7B's down at M = 200: 56 tiles in 7 slices, three rounds.
+        // Qwen2-7B's down at M = 200: 112-row tiles, 3 rounds.
         assert!(!paired((200, 3584, 18944)));
-        // Llama-3-70B's o at M = 300: two pairs of rows, 256 tiles.
-        assert!(!paired((300, 8192, 8192)));
+        // Qwen2.5-72B's qkv at M = 160: 160 tiles, the second round 28.
+        assert!(!paired((160, 10240, 8192)));
+        // Over several rounds at 80 rows: Llama-3-70B's o at M = 300 (two
+        // pairs of rows, 256 tiles), Mixtral's w1 at M = 150 (224 tiles),
+        // Gemma-2-27B's down at M = 144 (K in slices).
+        assert!(paired((300, 8192, 8192)));
+        assert!(paired((150, 14336, 4096)));
+        assert!(paired((144, 4608, 36864)));
     }
 
     /// Tiles twice as wide read each row of A for twice the weights: taken
