@@ -1044,7 +1044,9 @@ pub const PAIRED_STREAM_EFFICIENCY: f64 = 0.85;
 ///   of tiles of rows where they do not fit in L2 ([`weight_rereads`]);
 /// - the wgmmas at [`PAIRED_TILE_EFFICIENCY`] of rung 7's rate;
 ///
-/// then a launch, and a second where a kernel adds the slices.
+/// then what a clustered launch costs beyond its bytes
+/// ([`FITTED_FIXED_SECONDS`]: the launch, the pipeline's first copies, the
+/// stores), and a second launch where a kernel adds the slices.
 pub fn paired_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine, kernel: &HopperKernel) -> (f64, KSlices) {
     let slices = kernel.slices((m, n, k), gpu.clusters);
     let rounds = unit_rounds(kernel, (m, n), slices, gpu);
@@ -1055,7 +1057,8 @@ pub fn paired_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine, kern
     let streaming = rounds * input_bytes(dtype) * (tile_m + tile_n / pair) as f64 * slice_k as f64 / FITTED_SM_BYTES_PER_SECOND;
     let dram = dram_bytes / (gpu.dram_bytes * PAIRED_STREAM_EFFICIENCY);
     let arithmetic = rounds * tile_seconds(dtype, (tile_m, tile_n), slice_k, gpu, PAIRED_TILE_EFFICIENCY);
-    (streaming.max(dram).max(arithmetic) + launches(slices) * LAUNCH_SECONDS, slices)
+    let sum_launch = if slices.count > 1 { LAUNCH_SECONDS } else { 0.0 };
+    (streaming.max(dram).max(arithmetic) + FITTED_FIXED_SECONDS + sum_launch, slices)
 }
 
 /// The paired-tiles rung's tile shape for one shape: the number in
