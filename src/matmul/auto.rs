@@ -1115,8 +1115,7 @@ fn paired_candidate(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine) -> Optio
 /// The most rows of A per tile for which the pairs stream the weights at
 /// DRAM's pace: on the H200, 0.31-0.32 µs per k-tile of 80 and 96 rows
 /// (Llama-3-70B's o at M = 152 and 176, 3.3-3.6 TB/s), 0.41-0.48 of 112
-/// and 128 rows, where the multiplies and their reads of shared memory
-/// set the time.
+/// and 128 rows, where the multiplies set the time.
 pub const PAIRED_STREAMING_ROWS: u32 = 96;
 
 /// A tile shape of the paired-tiles rung and its cut of K, in words.

@@ -2,20 +2,23 @@
 //! BF16 rung 17: rung 13's swapped tiles in pairs along M that share the
 //! weights.
 //!
-//! What changed from rung 13, and why it is faster at M = 65 to 256: two
-//! tiles of rows (M = 200: two of 112) each read every box of the weights
-//! they multiply, so L2 sends every byte of the weights twice, and at
-//! these M the busy SMs together read about as fast as L2 can serve
-//! (9.4 TB/s by 96 SMs, against the memory lab's 9.9). Here the two tiles
-//! of rows over the same columns are one cluster: each block's producer
-//! copies half of a stage's boxes of the weights once for both (TMA
-//! multicast) and its own rows of A, so L2 serves a box once per pair.
-//! Where the pairs leave SMs idle, K is cut into slices added by a second
-//! kernel, as rung 11's; the pairs walk their units as persistent blocks
-//! do ([`crate::gemm::hopper::swap_ab`]'s `pairs_body`).
+//! What changed from rung 13, and why it is faster past 128 rows of A
+//! when the weights do not fit in L2: rung 13 covers M = 129 to 224 with
+//! two tiles of rows (M = 200: two of 112), and each reads every box of
+//! the weights it multiplies. Where the weights fit in L2 the second tile
+//! of rows finds them there; where they do not, it reads them from DRAM
+//! again (Llama-3-70B's o, 134 MB, at M = 129: twice the weights' time on
+//! the H200). Here the two tiles of rows over the same 128 columns are one
+//! cluster: each block's producer copies its own rows of A and one of a
+//! stage's two boxes of the weights, multicast into both blocks, so the
+//! weights cross DRAM once and L2 sends each box once per pair. Where the
+//! pairs leave SMs idle, K is cut into slices added by a second kernel,
+//! as rung 11's; the pairs walk their units as persistent blocks do
+//! ([`crate::gemm::hopper::swap_ab`]'s `pairs_body`).
 
 use crate::gemm::hopper::{Entry, HopperKernel, HopperTiling, swap_ab};
 use kernels_macros::kernel;
+
 const SHAPE_64X128: HopperTiling = swap_ab::pairs_shape(swap_ab::tiling(64, 2, 9));
 const SHAPE_80X128: HopperTiling = swap_ab::pairs_shape(swap_ab::tiling(80, 2, 8));
 const SHAPE_96X128: HopperTiling = swap_ab::pairs_shape(swap_ab::tiling(96, 2, 8));
