@@ -356,6 +356,7 @@ mod device {
         const { assert!(ACC as u32 * 2 == ROWS, "a thread holds ROWS / 2 accumulators") };
         const { assert!(CONSUMERS.is_multiple_of(super::PAIR), "each block multicasts as many boxes") };
         let boxes_each = CONSUMERS / super::PAIR;
+        let both_blocks: u16 = (1 << super::PAIR) - 1;
         let cols = 64 * CONSUMERS;
         let a_bytes = ROWS * TILE_K * 2;
         let t = gpu::thread_idx().x;
@@ -403,7 +404,7 @@ mod device {
                             }
                             for j in 0..boxes_each {
                                 let b = rank * boxes_each + j;
-                                tma::load_2d_multicast(tiles.b(s, b), maps.add(1), ring.full(s), col0 + 64 * b, kt * TILE_K, 0b11);
+                                tma::load_2d_multicast(tiles.b(s, b), maps.add(1), ring.full(s), col0 + 64 * b, kt * TILE_K, both_blocks);
                             }
                         }
                         i += 1;
