@@ -1073,9 +1073,11 @@ pub fn paired_choice(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine) -> Opti
     if size.0 <= fitted_tiles(dtype).iter().map(|t| t.tiling.tile_m()).max()? {
         return None;
     }
-    let pairs = size.0.div_ceil(2 * most);
+    // Blocks per pair: the kernels' cluster.
+    let pair = tiles[0].tiling.cluster;
+    let pairs = size.0.div_ceil(pair * most);
     let (tile, kernel) =
-        tiles.iter().enumerate().filter(|(_, t)| 2 * pairs * t.tiling.tile_m() >= size.0).min_by_key(|(_, t)| t.tiling.tile_m())?;
+        tiles.iter().enumerate().filter(|(_, t)| pair * pairs * t.tiling.tile_m() >= size.0).min_by_key(|(_, t)| t.tiling.tile_m())?;
     let (seconds, slices) = paired_time(dtype, size, gpu, kernel);
     Some((tile, seconds, slices))
 }
@@ -1104,10 +1106,9 @@ fn paired_candidate(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine) -> Optio
     let (tile, seconds, slices) = paired_choice(dtype, size, gpu)?;
     let kernel = &paired_tiles(dtype)[tile];
     let rereads = weight_rereads(dtype, size, kernel.tiling.tile_m(), gpu);
-    let units = kernel.tiling.tiles(size.0, size.1) as f64 * slices.count as f64;
+    let rounds = unit_rounds(kernel, (size.0, size.1), slices, gpu);
     let per_round = gpu.multiprocessors as f64;
-    let rounds = units.div_euclid(per_round) + if units % per_round > 0.0 { 1.0 } else { 0.0 };
-    let last_round = units - (rounds - 1.0) * per_round;
+    let last_round = kernel.tiling.tiles(size.0, size.1) as f64 * slices.count as f64 - (rounds - 1.0) * per_round;
     let streams = kernel.tiling.tile_m() <= PAIRED_STREAMING_ROWS && 2.0 * last_round >= per_round;
     (rereads > 0.0 && (rounds <= 1.0 || streams)).then_some((tile, seconds, slices))
 }
