@@ -31,6 +31,9 @@ pub struct Gpu {
     stream: Stream,
     /// Set by [`Gpu::read_inputs_from_dram`].
     l2_flush: std::sync::Mutex<Option<(timing::L2Flush, FromDram)>>,
+    /// The output of the kernel that holds the stream while a lone timed
+    /// run is enqueued ([`Gpu::time`]), allocated on first use.
+    hold: std::sync::OnceLock<DeviceBuffer<u64>>,
     _context: Context,
     pub info: DeviceInfo,
 }
@@ -58,7 +61,15 @@ impl Gpu {
             ))
         })?;
         let stream = Stream::new(StreamFlags::NON_BLOCKING, None).context("creating a CUDA stream")?;
-        Ok(Gpu { module, hopper: std::sync::OnceLock::new(), stream, l2_flush: std::sync::Mutex::new(None), _context: context, info })
+        Ok(Gpu {
+            module,
+            hopper: std::sync::OnceLock::new(),
+            stream,
+            l2_flush: std::sync::Mutex::new(None),
+            hold: std::sync::OnceLock::new(),
+            _context: context,
+            info,
+        })
     }
 
     pub fn stream(&self) -> &Stream {

@@ -67,6 +67,12 @@ pub fn copies_to_miss_l2(bytes: u64, l2_bytes: u64) -> usize {
     (1 + (2 * l2_bytes).div_ceil(bytes.max(1))) as usize
 }
 
+/// Dependent FMA steps of the kernel that holds the stream before a lone
+/// timed run ([`Gpu::time`]): one thread, about 35 µs at 2 GHz, longer
+/// than the host takes to enqueue the start event and the run (on the
+/// H200 about 10 µs for a `cublasGemmEx` call, 3-8 for a plain launch).
+const HOLD_STEPS: u32 = 2048;
+
 /// A buffer twice the size of L2: reading it evicts whatever L2 held.
 ///
 /// Read, not written: a flush that writes (a memset) leaves L2 full of
@@ -108,6 +114,26 @@ impl L2Flush {
 }
 
 impl Gpu {
+    /// Enqueues a kernel that keeps the stream busy for a few tens of
+    /// microseconds while touching no memory but its own 16 bytes, so that
+    /// a start event enqueued next is reached only after the host has
+    /// also enqueued the run it times. Without it the start event fires at
+    /// once on an idle GPU, and the run's time includes the host's work of
+    /// enqueuing it: on the H200 a 64x64x64 GEMM took 9.6 µs that way and
+    /// 5.8 held, cuBLAS's 14.6 and 4.4; at 4096³ cuBLAS's 193 and 183, and
+    /// the memory lab's read of 1 GB 237 and 229 (4531 and 4681 GB/s).
+    fn hold_stream(&self) -> Result<()> {
+        let out = match self.hold.get() {
+            Some(out) => out,
+            None => {
+                let out = DeviceBuffer::from_slice(&[0u64; 2]).context("allocating the timing's hold result")?;
+                self.hold.get_or_init(|| out)
+            }
+        };
+        let one = LaunchShape::linear(1, 1, 0);
+        self.launch(&memory::MEMORY_FMA_CHAIN, one, (0.5f32, 0.999f32, 0.001f32, HOLD_STEPS, pointer(out)))
+    }
+
     /// From now on, [`Gpu::time`] times as `how` says (None: each run
     /// alone, with whatever the previous run left in L2). With
     /// [`FromDram::BackToBack`] the caller's work must read another copy
@@ -123,8 +149,10 @@ impl Gpu {
 
     /// Runs `work` `warmup` times untimed, then `reps` times, and returns
     /// the median run: each run between two events, or (back to back)
-    /// each batch's time over its runs. `work` must only enqueue GPU work
-    /// on [`Gpu::stream`].
+    /// each batch's time over its runs. The GPU is kept busy while each
+    /// timed run is enqueued (by the L2 flush, or a short kernel of its own),
+    /// so the events time the GPU's work, not the host's. `work` must only
+    /// enqueue GPU work on [`Gpu::stream`].
     pub fn time(&self, warmup: u32, reps: u32, mut work: impl FnMut() -> Result<()>) -> Result<Timing> {
         let flush = self.l2_flush.lock().unwrap_or_else(|e| e.into_inner());
         let how = flush.as_ref().map(|&(_, how)| how);
@@ -143,7 +171,11 @@ impl Gpu {
         let mut runs = Vec::with_capacity(samples as usize);
         for _ in 0..samples {
             // Back to back, this also keeps the GPU busy while the batch
-            // is enqueued, so no run waits for the CPU.
+            // is enqueued, so no run waits for the CPU; without a flush a
+            // lone run is held back the same way.
+            if flush.is_none() {
+                self.hold_stream()?;
+            }
             empty_l2()?;
             start.record(self.stream()).context("recording a CUDA event")?;
             for _ in 0..batch {
