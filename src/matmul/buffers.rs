@@ -70,6 +70,11 @@ impl<E: Element> Buffers<E> {
         })
     }
 
+    /// B (the weights), copy 0.
+    pub fn weights(&self) -> &DeviceBuffer<E::Bits> {
+        &self.b
+    }
+
     /// Bytes of A and B, one copy.
     pub fn input_bytes(&self) -> u64 {
         let (m, n, k) = self.size;

@@ -45,6 +45,12 @@ pub struct SweepRow {
     /// Other rungs asked for, by id.
     #[serde(default)]
     pub others: Vec<(String, Measured)>,
+    /// Memory-bound shapes timed with L2 flushed: µs a kernel that does
+    /// nothing but read the weights once takes, timed the same way (the
+    /// memory lab's read kernel over B): the floor for any GEMM that
+    /// streams them, launch and ramp included.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_only_micros: Option<f64>,
 }
 
 impl SweepRow {
@@ -60,6 +66,7 @@ impl SweepRow {
             memory_bound,
             weight_bytes,
             others: Vec::new(),
+            read_only_micros: None,
         }
     }
 
@@ -109,6 +116,10 @@ pub fn table(title: &str, rows: &[SweepRow], dram_plateau_gbps: Option<f64>) -> 
         if let Some(gbps) = r.weight_gbps() {
             let of = dram_plateau_gbps.map_or(String::new(), |p| format!(", {:.0}% of DRAM", 100.0 * gbps / p));
             let _ = write!(why, "; weights at {gbps:.0} GB/s{of}");
+            if let Some(micros) = r.read_only_micros {
+                let of = dram_plateau_gbps.map_or(String::new(), |p| format!(", {:.0}%", 100.0 * r.weight_bytes / (micros * 1e3) / p));
+                let _ = write!(why, " (reading them alone: {micros:.1} us{of})");
+            }
         }
         let _ = writeln!(
             out,
@@ -241,7 +252,14 @@ mod tests {
         assert!((gbps - 4000.0).abs() < 1.0, "{gbps}");
         let text = table("BF16 sweep", &[r], Some(4500.0));
         assert!(text.contains("weights at 4000 GB/s, 89% of DRAM"), "{text}");
+        assert!(!text.contains("reading them alone"), "{text}");
         assert!(text.contains("geometric mean 102.2% of cuBLAS over 1 shapes; worst down M=1 at 102.2%"), "{text}");
+        // With the read-only kernel's time: the weights at 4500 GB/s, all of DRAM.
+        let read = SweepRow { read_only_micros: Some(26.1), ..row("down M=1", 30.0, 29.36) };
+        let text = table("BF16 sweep", &[read.clone()], Some(4500.0));
+        assert!(text.contains("weights at 4000 GB/s, 89% of DRAM (reading them alone: 26.1 us, 100%)"), "{text}");
+        let j: serde_json::Value = serde_json::from_str(&json("H200", "bf16", Some(FromDram::FlushEachRun), &[read])).unwrap();
+        assert_eq!(j["rows"][0]["read_only_micros"], 26.1);
     }
 
     #[test]

@@ -5,11 +5,13 @@
 
 use super::report::{Measured, SweepRow};
 use super::suite::Shape;
-use crate::device::{FromDram, Gpu, copies_to_miss_l2};
-use crate::error::Result;
+use crate::device::{FromDram, Gpu, copies_to_miss_l2, pointer};
+use crate::error::{Error, Result};
 use crate::matmul::auto::Machine;
+use crate::matmul::buffers::Buffers;
 use crate::matmul::ladder::{self, Options, Row};
 use crate::matmul::small_m::SmallMElement;
+use kernels_gpu::labs::memory;
 
 /// How to run a sweep.
 #[derive(Clone, Debug)]
@@ -29,6 +31,27 @@ pub fn dram_plateau(gpu: &Gpu) -> Result<f64> {
     let set = 1u64 << 30;
     let points = crate::labs::memory::bandwidth(gpu, &[set], 5, 4 * set, &mut |_| {})?;
     Ok(points.first().map_or(0.0, |p| p.gbps))
+}
+
+/// µs the memory lab's read kernel takes over B's bytes once (whole
+/// 16-byte words; every thread's sum checked), timed as the GEMMs are.
+fn read_only_micros<E: SmallMElement>(gpu: &Gpu, buffers: &Buffers<E>, options: &Options) -> Result<f64> {
+    let weights = buffers.weights();
+    let quads = (weights.len() * std::mem::size_of::<E::Bits>() / 16) as u32;
+    let shape = memory::read_launch(gpu.info.multiprocessors);
+    let threads = shape.grid.x * memory::THREADS;
+    let steps = quads.div_ceil(threads * memory::LOADS_PER_STEP);
+    let mut out = gpu.alloc(threads as usize, "the read's sums")?;
+    let params = (pointer(weights).cast::<f32>(), quads, crate::labs::memory::read_stride(threads, quads), steps, pointer(&out));
+    gpu.poison(&mut out)?;
+    gpu.launch(&memory::MEMORY_READ, shape, params)?;
+    let mut sums = vec![0.0f32; threads as usize];
+    gpu.download(&out, &mut sums, "the read's sums")?;
+    if let Some(t) = sums.iter().position(|v| !v.is_finite()) {
+        return Err(Error::new(format!("{}: thread {t} of the read of the weights summed {}", memory::MEMORY_READ, sums[t])));
+    }
+    let reps = options.reps.unwrap_or(30);
+    Ok(gpu.time(options.warmup, reps, || gpu.launch(&memory::MEMORY_READ, shape, params))?.median_ms * 1e3)
 }
 
 fn measured(row: &Row) -> Option<Measured> {
@@ -64,6 +87,9 @@ pub fn run<E: SmallMElement>(gpu: &Gpu, shapes: &[Shape], options: &SweepOptions
         }
         let report = ladder::run(gpu, &ladder, &mut buffers, &reference, &run_options, &mut |_| {})?;
         let mut row = SweepRow::new(shape, machine.memory_bound(size, input_bytes as f64), shape.weight_bytes(input_bytes));
+        if row.memory_bound && options.from_dram == Some(FromDram::FlushEachRun) {
+            row.read_only_micros = Some(read_only_micros(gpu, &buffers, &run_options)?);
+        }
         row.cublas = report.cublas.as_ref().ok().and_then(measured);
         for r in &report.rows {
             if r.id == "auto" {
