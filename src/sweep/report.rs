@@ -256,7 +256,7 @@ mod tests {
         assert!(text.contains("geometric mean 102.2% of cuBLAS over 1 shapes; worst down M=1 at 102.2%"), "{text}");
         // With the read-only kernel's time: the weights at 4500 GB/s, all of DRAM.
         let read = SweepRow { read_only_micros: Some(26.1), ..row("down M=1", 30.0, 29.36) };
-        let text = table("BF16 sweep", &[read.clone()], Some(4500.0));
+        let text = table("BF16 sweep", std::slice::from_ref(&read), Some(4500.0));
         assert!(text.contains("weights at 4000 GB/s, 89% of DRAM (reading them alone: 26.1 us, 100%)"), "{text}");
         let j: serde_json::Value = serde_json::from_str(&json("H200", "bf16", Some(FromDram::FlushEachRun), &[read])).unwrap();
         assert_eq!(j["rows"][0]["read_only_micros"], 26.1);
