@@ -45,10 +45,10 @@ pub struct SweepRow {
     /// Other rungs asked for, by id.
     #[serde(default)]
     pub others: Vec<(String, Measured)>,
-    /// Memory-bound shapes timed with L2 flushed: µs a kernel that does
-    /// nothing but read the weights once takes, timed the same way (the
-    /// memory lab's read kernel over B): the floor for any GEMM that
-    /// streams them, launch and ramp included.
+    /// Memory-bound shapes timed with L2 flushed: µs the memory lab's read
+    /// kernel takes to read the weights (B) once, timed the same way: what
+    /// streaming them costs with nothing else to do, launch and ramp
+    /// included.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read_only_micros: Option<f64>,
 }
