@@ -7,6 +7,7 @@ use super::report::{Measured, SweepRow};
 use super::suite::Shape;
 use crate::device::{FromDram, Gpu, copies_to_miss_l2, pointer};
 use crate::error::{Error, Result};
+use crate::labs::memory::read_stride;
 use crate::matmul::auto::Machine;
 use crate::matmul::buffers::Buffers;
 use crate::matmul::ladder::{self, Options, Row};
@@ -42,7 +43,7 @@ fn read_only_micros<E: SmallMElement>(gpu: &Gpu, buffers: &Buffers<E>, options: 
     let threads = shape.grid.x * memory::THREADS;
     let steps = quads.div_ceil(threads * memory::LOADS_PER_STEP);
     let mut out = gpu.alloc(threads as usize, "the read's sums")?;
-    let params = (pointer(weights).cast::<f32>(), quads, crate::labs::memory::read_stride(threads, quads), steps, pointer(&out));
+    let params = (pointer(weights).cast::<f32>(), quads, read_stride(threads, quads), steps, pointer(&out));
     gpu.poison(&mut out)?;
     gpu.launch(&memory::MEMORY_READ, shape, params)?;
     let mut sums = vec![0.0f32; threads as usize];
