@@ -8,7 +8,7 @@ mod timing;
 
 pub use info::DeviceInfo;
 pub use launch::{KernelResources, Param, Params, PtxModule, pointer};
-pub use timing::{FromDram, RUNS_PER_BATCH, Timing, copies_to_miss_l2};
+pub use timing::{FromDram, RUNS_PER_BATCH, ReadOnce, Timing, copies_to_miss_l2};
 
 use crate::error::{Context as _, Error, Result};
 use cust::context::Context;

@@ -11,9 +11,9 @@
 
 use super::Gpu;
 use super::launch::pointer;
-use crate::error::{Context as _, Result};
+use crate::error::{Context as _, Error, Result};
 use cust::event::{Event, EventFlags};
-use cust::memory::DeviceBuffer;
+use cust::memory::{DeviceBuffer, DevicePointer};
 use kernels_gpu::labs::memory;
 use kernels_gpu::launch::LaunchShape;
 
@@ -82,6 +82,29 @@ const HOLD_STEPS: u32 = 2048;
 /// layers leave L2 holding weights they read, which are clean.
 pub(crate) struct L2Flush {
     buffer: DeviceBuffer<f32>,
+    read: ReadOnce,
+}
+
+impl L2Flush {
+    /// Allocates twice `gpu`'s L2 (at least 8 MB), filled once.
+    fn new(gpu: &Gpu) -> Result<L2Flush> {
+        let words = (2 * gpu.info.l2_bytes as usize).max(8 << 20) / 4;
+        let mut buffer = gpu.alloc(words, "the L2 flush buffer")?;
+        buffer.set_32(0).context("filling the L2 flush buffer")?;
+        let read = ReadOnce::new(gpu, 4 * words as u64, "the L2 flush sums")?;
+        Ok(L2Flush { buffer, read })
+    }
+
+    fn enqueue(&self, gpu: &Gpu) -> Result<()> {
+        self.read.enqueue(gpu, pointer(&self.buffer))
+    }
+}
+
+/// One pass of the memory lab's read kernel over a buffer's whole 16-byte
+/// words, each thread walking it with a grid stride: the L2 flush, and the
+/// sweep's time for reading the weights alone.
+pub struct ReadOnce {
+    /// Where each thread writes the sum of what it read.
     sums: DeviceBuffer<f32>,
     /// The read's launch, and its 16-byte words, threads (the grid
     /// stride) and steps per thread.
@@ -91,25 +114,38 @@ pub(crate) struct L2Flush {
     steps: u32,
 }
 
-impl L2Flush {
-    /// Allocates twice `gpu`'s L2 (at least 8 MB), filled once.
-    fn new(gpu: &Gpu) -> Result<L2Flush> {
-        let words = (2 * gpu.info.l2_bytes as usize).max(8 << 20) / 4;
-        let mut buffer = gpu.alloc(words, "the L2 flush buffer")?;
-        buffer.set_32(0).context("filling the L2 flush buffer")?;
+impl ReadOnce {
+    /// The read over `bytes` (their whole 16-byte words, at least one) on
+    /// `gpu`; `what` names its sums in an allocation error.
+    pub fn new(gpu: &Gpu, bytes: u64, what: &str) -> Result<ReadOnce> {
+        let quads = (bytes / 16) as u32;
+        if quads == 0 {
+            return Err(Error::new(format!("the read kernel needs at least 16 bytes (got {bytes})")));
+        }
         let shape = memory::read_launch(gpu.info.multiprocessors);
         let threads = shape.grid.x * memory::THREADS;
-        let sums = gpu.alloc(threads as usize, "the L2 flush sums")?;
-        let quads = words as u32 / 4;
+        let sums = gpu.alloc(threads as usize, what)?;
         let steps = quads.div_ceil(threads * memory::LOADS_PER_STEP);
-        Ok(L2Flush { buffer, sums, shape, quads, threads, steps })
+        Ok(ReadOnce { sums, shape, quads, threads, steps })
     }
 
-    /// Enqueues the read on `gpu`'s stream: the memory lab's read kernel,
-    /// each thread walking the buffer with a grid stride, once over.
-    fn enqueue(&self, gpu: &Gpu) -> Result<()> {
-        let args = (pointer(&self.buffer), self.quads, self.threads, self.steps, pointer(&self.sums));
+    /// Enqueues the read of the buffer at `data` on `gpu`'s stream. The
+    /// stride is the grid's, reduced below the words where there are fewer
+    /// (the kernel's walk wraps once per step).
+    pub fn enqueue(&self, gpu: &Gpu, data: DevicePointer<f32>) -> Result<()> {
+        let args = (data, self.quads, self.threads % self.quads, self.steps, pointer(&self.sums));
         gpu.launch(&memory::MEMORY_READ, self.shape, args)
+    }
+
+    /// Every thread's sum, after a read.
+    pub fn sums(&self) -> &DeviceBuffer<f32> {
+        &self.sums
+    }
+
+    /// Fills the sums with NaN, so that a thread that did not write its
+    /// sum shows.
+    pub fn poison_sums(&mut self, gpu: &Gpu) -> Result<()> {
+        gpu.poison(&mut self.sums)
     }
 }
 

@@ -5,9 +5,8 @@
 
 use super::report::{Measured, SweepRow};
 use super::suite::Shape;
-use crate::device::{FromDram, Gpu, copies_to_miss_l2, pointer};
+use crate::device::{FromDram, Gpu, ReadOnce, copies_to_miss_l2, pointer};
 use crate::error::{Error, Result};
-use crate::labs::memory::read_stride;
 use crate::matmul::auto::Machine;
 use crate::matmul::buffers::Buffers;
 use crate::matmul::ladder::{self, Options, Row};
@@ -34,25 +33,21 @@ pub fn dram_plateau(gpu: &Gpu) -> Result<f64> {
     Ok(points.first().map_or(0.0, |p| p.gbps))
 }
 
-/// µs the memory lab's read kernel takes over B's bytes once (whole
-/// 16-byte words; every thread's sum checked), timed as the GEMMs are.
+/// µs the memory lab's read kernel takes over B's whole 16-byte words
+/// once (every thread's sum checked), timed as the GEMMs are.
 fn read_only_micros<E: SmallMElement>(gpu: &Gpu, buffers: &Buffers<E>, options: &Options) -> Result<f64> {
     let weights = buffers.weights();
-    let quads = (weights.len() * std::mem::size_of::<E::Bits>() / 16) as u32;
-    let shape = memory::read_launch(gpu.info.multiprocessors);
-    let threads = shape.grid.x * memory::THREADS;
-    let steps = quads.div_ceil(threads * memory::LOADS_PER_STEP);
-    let mut out = gpu.alloc(threads as usize, "the read's sums")?;
-    let params = (pointer(weights).cast::<f32>(), quads, read_stride(threads, quads), steps, pointer(&out));
-    gpu.poison(&mut out)?;
-    gpu.launch(&memory::MEMORY_READ, shape, params)?;
-    let mut sums = vec![0.0f32; threads as usize];
-    gpu.download(&out, &mut sums, "the read's sums")?;
+    let mut read = ReadOnce::new(gpu, (weights.len() * std::mem::size_of::<E::Bits>()) as u64, "the read's sums")?;
+    let data = pointer(weights).cast::<f32>();
+    read.poison_sums(gpu)?;
+    read.enqueue(gpu, data)?;
+    let mut sums = vec![0.0f32; read.sums().len()];
+    gpu.download(read.sums(), &mut sums, "the read's sums")?;
     if let Some(t) = sums.iter().position(|v| !v.is_finite()) {
         return Err(Error::new(format!("{}: thread {t} of the read of the weights summed {}", memory::MEMORY_READ, sums[t])));
     }
     let reps = options.reps.unwrap_or(30);
-    Ok(gpu.time(options.warmup, reps, || gpu.launch(&memory::MEMORY_READ, shape, params))?.median_ms * 1e3)
+    Ok(gpu.time(options.warmup, reps, || read.enqueue(gpu, data))?.median_ms * 1e3)
 }
 
 fn measured(row: &Row) -> Option<Measured> {
@@ -88,7 +83,8 @@ pub fn run<E: SmallMElement>(gpu: &Gpu, shapes: &[Shape], options: &SweepOptions
         }
         let report = ladder::run(gpu, &ladder, &mut buffers, &reference, &run_options, &mut |_| {})?;
         let mut row = SweepRow::new(shape, machine.memory_bound(size, input_bytes as f64), shape.weight_bytes(input_bytes));
-        if row.memory_bound && options.from_dram == Some(FromDram::FlushEachRun) {
+        // (Weights under one 16-byte word have nothing to time.)
+        if row.memory_bound && options.from_dram == Some(FromDram::FlushEachRun) && row.weight_bytes >= 16.0 {
             row.read_only_micros = Some(read_only_micros(gpu, &buffers, &run_options)?);
         }
         row.cublas = report.cublas.as_ref().ok().and_then(measured);
