@@ -206,6 +206,13 @@ fn small_m_blocks_fit_in_one_wave_on_the_gpu() {
             let planned = fit.min(kernels_gpu::gemm::small_m::BLOCKS_PER_SM as u64);
             assert!(2 * blocks >= planned * sms, "{what} {name} at {shape:?}: {blocks} blocks leave most of {planned} per SM empty");
         }
+        // Rung 18 promises BLOCKS_PER_SM in its launch bounds, and its
+        // plan fills them in one round.
+        let tensor: &dyn RungKernel<bf16> = &ptx_ladder::matmul::small_m::SmallMTensorRung;
+        let ((module, name), launch) = (tensor.entry(&gpu, shape), tensor.shape(&gpu, shape));
+        let fit = gpu.resident_blocks_in(module, name, launch).unwrap() as u64;
+        assert!(fit >= kernels_gpu::gemm::small_m::BLOCKS_PER_SM as u64, "{name} at {shape:?}: {fit} blocks per SM fit");
+        assert!(launch.grid.volume() <= fit * sms, "{name} at {shape:?}: {} blocks, {fit} per SM fit", launch.grid.volume());
     }
 }
 

@@ -31,6 +31,7 @@ fn the_module_holds_exactly_the_kernels_the_host_knows() {
     // them or a Hopper rung.
     known.extend(kernels_gpu::sgemm::r13_small_m::KERNELS.iter().map(|k| k.name()));
     known.extend(kernels_gpu::bf16::r08_small_m::KERNELS.iter().map(|k| k.name()));
+    known.extend(kernels_gpu::bf16::r18_small_m_tensor::KERNELS.iter().map(|k| k.name()));
     known.push(kernels_gpu::gemm::split_k::SUM_SLICES.name());
     // The auto rung's copies into and out of rows of whole 16 bytes.
     known.extend([kernels_gpu::gemm::padding::PAD_ROWS_BF16.name(), kernels_gpu::gemm::padding::CROP_ROWS_F32.name()]);
@@ -55,6 +56,32 @@ fn launch_bounds_reach_the_ptx() {
     }
     assert!(count >= 5, "only {count} kernels declare launch bounds");
     assert!(!entry("sgemm_naive").contains(".maxntid"));
+    // Bounds in a handle reach the PTX only through the registry: rung
+    // 18's 4 blocks per SM were once missing from it, and ptxas gave its
+    // kernels 130-140 registers, so 3 blocks fit.
+    let registered: Vec<&str> = kernels_gpu::launch_bounds().map(|b| b.kernel).collect();
+    let handles = kernels_gpu::sgemm::r13_small_m::KERNELS
+        .iter()
+        .map(|k| (k.name(), k.bounds().is_some()))
+        .chain(kernels_gpu::bf16::r08_small_m::KERNELS.iter().map(|k| (k.name(), k.bounds().is_some())))
+        .chain(kernels_gpu::bf16::r18_small_m_tensor::KERNELS.iter().map(|k| (k.name(), k.bounds().is_some())));
+    for (name, bounded) in handles {
+        assert_eq!(bounded, registered.contains(&name), "{name}: declared bounds and the registry disagree");
+    }
+}
+
+#[test]
+fn the_small_m_tensor_rung_streams_b_into_mma_sync() {
+    for k in kernels_gpu::bf16::r18_small_m_tensor::KERNELS {
+        let body = entry(k.name());
+        // 16 per step of 8 rows (2 depths × 8 column tiles), in each of the
+        // three loops: whole steps, the last partial step, values one by one.
+        assert_eq!(body.matches("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32").count(), 48, "{}", k.name());
+        // B's 8 rows per step in 16-byte loads marked read-once, in the
+        // whole steps and the last partial one.
+        assert_eq!(body.matches("ld.global.cs.v4.b32").count(), 16, "{}", k.name());
+        assert!(!body.contains(".local"), "{}: an array in local memory", k.name());
+    }
 }
 
 #[test]

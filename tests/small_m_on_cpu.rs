@@ -5,7 +5,9 @@
 //! checkers on.
 
 use kernels_gpu::bf16::r08_small_m as bf16_rung;
+use kernels_gpu::bf16::r18_small_m_tensor as tensor_rung;
 use kernels_gpu::gemm::small_m::{self, SmallMPlan};
+use kernels_gpu::gemm::small_m_tensor;
 use kernels_gpu::gemm::split_k;
 use kernels_gpu::launch::{Kernel, LaunchShape};
 use kernels_gpu::sgemm::r13_small_m as sgemm_rung;
@@ -44,7 +46,7 @@ struct Leftovers {
 #[allow(clippy::too_many_arguments)]
 fn small_m_gemm<E>(
     kernel: SmallMKernel<E>,
-    plan: SmallMPlan,
+    (plan, launch): (SmallMPlan, LaunchShape),
     (m, n, k): (u32, u32, u32),
     a: (usize, usize),
     b: (usize, usize),
@@ -66,7 +68,7 @@ fn small_m_gemm<E>(
         ("partial", p, 4 * floats),
         ("counters", t, 4 * counters.len()),
     ];
-    run(handle.name(), plan.launch(m, n), &buffers, || unsafe {
+    run(handle.name(), launch, &buffers, || unsafe {
         f(m, n, k, a.0 as *const E, b.0 as *const E, o as *mut f32, alpha, beta, p as *mut f32, t as *mut u32, plan.k_chunk, plan.groups)
     });
     if !plan.adds_in_kernel() {
@@ -131,10 +133,42 @@ fn small_m_bf16_is_correct_at_odd_shapes() {
             };
             let mut c = vec![f32::from_bits(ptx_ladder::device::POISON_BITS); (m * n) as usize];
             let args = ((a.as_ptr() as usize, problem.a.len()), (b.as_ptr() as usize, problem.b.len()));
-            small_m_gemm::<u16>(kernel, plan, (m, n, k), args.0, args.1, 1.0, 0.0, &mut c);
+            small_m_gemm::<u16>(kernel, (plan, plan.launch(m, n)), (m, n, k), args.0, args.1, 1.0, 0.0, &mut c);
             check("small-M bf16", (m, n, k), plan, verdict(&expected, &c));
         }
     }
+}
+
+/// BF16 rung 18 at the same shapes and a few whole ones: its fragments
+/// are its loads, rows of K and columns of C in the loads' order, so a
+/// row or column put in the wrong place shows at every shape. (Its sums
+/// reach C through the small-M kernels' stores, whose alpha and beta the
+/// fp32 test covers.)
+#[test]
+fn small_m_tensor_is_correct_at_odd_shapes() {
+    let hosts: [SmallMFn<u16>; 2] = [tensor_rung::bf16_small_m_tensor_64, tensor_rung::bf16_small_m_tensor_128];
+    // Plans run by each entry: both must be.
+    let mut runs = [0; 2];
+    for &(m, n, k) in SHAPES.iter().chain(&[(16, 64, 128), (16, 512, 256), (32, 200, 520), (7, 72, 4104)]) {
+        let problem = Bf16Problem::random((m, n, k), (m * 5 + n + 3 * k) as u64);
+        let expected =
+            ptx_ladder::matmul::bf16::problem::reference(&problem, reference_rows(m, n, k, 1)).for_arithmetic(Arithmetic::Bf16TensorCore);
+        let (a, b) = (emulator::aligned_u16(&problem.a), emulator::aligned_u16(&problem.b));
+        // K split for a GPU of 8 SMs, finer (the slices too many for the
+        // last block), and one block at a time (128-column blocks past 64
+        // columns, K whole).
+        for (sms, blocks) in [(8, 2), (66, 4), (1, 1)] {
+            let plan = SmallMPlan::tensor((m, n, k), sms, blocks);
+            let entry = small_m_tensor::column_warps(&plan) as usize - 1;
+            runs[entry] += 1;
+            let mut c = vec![f32::from_bits(ptx_ladder::device::POISON_BITS); (m * n) as usize];
+            let args = ((a.as_ptr() as usize, problem.a.len()), (b.as_ptr() as usize, problem.b.len()));
+            let launch = small_m_tensor::launch(&plan, m, n);
+            small_m_gemm::<u16>((tensor_rung::KERNELS[entry], hosts[entry]), (plan, launch), (m, n, k), args.0, args.1, 1.0, 0.0, &mut c);
+            check("small-M tensor", (m, n, k), plan, verdict(&expected, &c));
+        }
+    }
+    assert!(runs.iter().all(|&r| r > 0), "{runs:?}");
 }
 
 #[test]
@@ -156,7 +190,7 @@ fn small_m_f32_is_correct_at_odd_shapes_with_alpha_and_beta() {
                 let mut c =
                     if beta == 0.0 { vec![f32::from_bits(ptx_ladder::device::POISON_BITS); (m * n) as usize] } else { problem.c.clone() };
                 let args = ((a.as_ptr() as usize, problem.a.len()), (b.as_ptr() as usize, problem.b.len()));
-                let left = small_m_gemm::<f32>(kernel, plan, (m, n, k), args.0, args.1, alpha, beta, &mut c);
+                let left = small_m_gemm::<f32>(kernel, (plan, plan.launch(m, n)), (m, n, k), args.0, args.1, alpha, beta, &mut c);
                 check("small-M f32", (m, n, k), plan, verdict(&expected, &c));
                 assert!(left.counters.iter().all(|&t| t == 0), "counters not set back at {:?} with {plan:?}", (m, n, k));
                 if plan.splits == 1 {
@@ -398,7 +432,7 @@ fn one_row_sums_go_by_steps() {
         let mut c = vec![f32::from_bits(ptx_ladder::device::POISON_BITS); n as usize];
         let kernel = (sgemm_rung::SGEMM_SMALL_M1, sgemm_rung::sgemm_small_m1 as SmallMFn<_>);
         let args = ((a.as_ptr() as usize, problem.a.len()), (b.as_ptr() as usize, problem.b.len()));
-        small_m_gemm::<f32>(kernel, plan, (m, n, k), args.0, args.1, 1.0, 0.0, &mut c);
+        small_m_gemm::<f32>(kernel, (plan, plan.launch(m, n)), (m, n, k), args.0, args.1, 1.0, 0.0, &mut c);
         for (j, &got) in c.iter().enumerate() {
             let column = (0..k as usize).map(|i| (problem.a[i], problem.b[i * n as usize + j]));
             let exact: f64 = column.clone().map(|(x, y)| x as f64 * y as f64).sum();

@@ -41,20 +41,22 @@ for s in $steps; do case $s in
 sanitize-bf16)
     for tool in memcheck racecheck synccheck initcheck; do sanitize_bf16 $tool; done ;;
 sanitize-small-m)
-    # The small-M kernels (SGEMM rung 13, BF16 rung 8) and their sum: several
-    # groups of rows, a block's slice of A in shared memory, k-lanes (N = 64),
-    # K not a multiple of 8, narrowed blocks whose last block adds the slices
-    # (M = 1); all four tools, filtered to these kernels (the sum reads what
+    # The small-M kernels (SGEMM rung 13, BF16 rungs 8 and 18) and their sum:
+    # several groups of rows, a block's slice of A in shared memory, k-lanes
+    # (N = 64), K not a multiple of 8, narrowed blocks whose last block adds
+    # the slices (M = 1); rung 18 one value at a time, with a last partial
+    # step of K, and in 128-column blocks; all four tools, filtered to these kernels (the sum reads what
     # the products write, so both are instrumented). racecheck runs
     # unfiltered: with a filter it fails on cuBLAS's TMA kernels (bf16 at
     # M = 1), and unfiltered it reports hazards inside cuBLAS's own
     # nvjet_..._splitK kernels, so the step counts the hazards in ours.
     for tool in memcheck racecheck synccheck initcheck; do
-        for shape in "f32 33 1000 1031 13" "f32 20 64 4100 13" "bf16 9 1000 1031 8" "f32 1 4097 4096 13" "bf16 1 4104 4096 8"; do
+        for shape in "f32 33 1000 1031 13" "f32 20 64 4100 13" "bf16 9 1000 1031 8" "f32 1 4097 4096 13" "bf16 1 4104 4096 8" \
+            "bf16 9 1000 1031 18" "bf16 16 1032 4104 18" "bf16 3 36872 256 18"; do
             set -- $shape
             filter="--kernel-name regex=small_m|sum_slices"
             [ $tool = racecheck ] && filter=""
-            log="$OUT/sanitizer-small-m-$tool-$1-$2.txt"
+            log="$OUT/sanitizer-small-m-$tool-$1-$2-r$5.txt"
             step "compute-sanitizer --tool $tool, $1 rung $5 at $2x$3x$4"
             compute-sanitizer --tool $tool $filter --error-exitcode 9 \
                 $B/ptx-ladder matmul --dtype $1 --m $2 --n $3 --k $4 --rungs $5 --no-cpu --reps 1 --warmup 0 > "$log" 2>&1

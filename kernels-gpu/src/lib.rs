@@ -75,6 +75,7 @@ pub struct LaunchBounds {
 pub fn launch_bounds() -> impl Iterator<Item = LaunchBounds> {
     let sgemm = sgemm::KERNELS.iter().filter_map(|k| k.kernel.bounds());
     let small_m = sgemm::r13_small_m::KERNELS.iter().map(|k| k.bounds()).chain(bf16::r08_small_m::KERNELS.iter().map(|k| k.bounds()));
+    let small_m = small_m.chain(bf16::r18_small_m_tensor::KERNELS.iter().map(|k| k.bounds()));
     sgemm.chain(bf16::KERNELS.iter().filter_map(|k| k.kernel.bounds())).chain(small_m.flatten())
 }
 

@@ -97,6 +97,24 @@ fn small_m_fma_efficiency(dtype: Dtype) -> f64 {
 /// tiles where they were faster (34 MB and less).
 pub const SMALL_M_ONE_ROW_SECONDS: f64 = 8e-6;
 
+/// What BF16 rung 18 (the small-M stream on tensor cores) takes beyond its
+/// bytes at DRAM's rate, at one row of A and more for each row up to 16:
+/// the launch, its one wave of blocks waiting on their first loads, every
+/// block's rows of A from L2 and its sums added across its warps, and the
+/// tiles' last blocks adding the slices. Fitted on the H200 in the sweep
+/// (weights from DRAM, 79 shapes of eight models at M = 1, 8 and 16 whose
+/// blocks fit in one round): 7.2-9.0 µs beyond the bytes at M = 1,
+/// 7.8-9.3 at M = 8 and 9.0-10.5 at M = 16. The model takes the top of
+/// that range, as the swapped tiles' model predicts above rather than
+/// below. Replayed over those 79 measurements, the top made "auto" take
+/// the rung on 23 shapes and reach 97.6% of cuBLAS; the middle (7.5 µs +
+/// 2 µs × M / 16) on 45, many of them where the swapped tiles or rung 8
+/// were faster, and 97.3%.
+pub const SMALL_M_TENSOR_SECONDS: f64 = 9e-6;
+
+/// [`SMALL_M_TENSOR_SECONDS`]'s growth from one row of A to 16.
+pub const SMALL_M_TENSOR_ROWS_SECONDS: f64 = 2e-6;
+
 /// Fraction of the dense BF16 tensor peak a full tile of BF16 rung 7
 /// sustains (662 of 989 TFLOP/s at 4096³ on the H200).
 pub const TILED_BF16_EFFICIENCY: f64 = 0.67;
@@ -242,6 +260,11 @@ pub const fn small_m_plan((m, n, k): (u32, u32, u32), element_bytes: u32, multip
     SmallMPlan::new((m, n, k), element_bytes, multiprocessors, small_m::BLOCKS_PER_SM)
 }
 
+/// BF16 rung 18's plan ([`SmallMPlan::tensor`]) for `multiprocessors` SMs.
+pub const fn small_m_tensor_plan((m, n, k): (u32, u32, u32), multiprocessors: u32) -> SmallMPlan {
+    SmallMPlan::tensor((m, n, k), multiprocessors, small_m::BLOCKS_PER_SM)
+}
+
 /// How much of the shorter of memory time and arithmetic time a kernel
 /// fails to hide behind the longer: 0 is perfect overlap, 1 none. Rung 7
 /// at M = 1 on Llama-3-8B's gate_up (235 MB of weights, one wave of
@@ -362,6 +385,8 @@ impl Machine {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pick {
     SmallM(SmallMPlan),
+    /// BF16 rung 18: the small-M stream on tensor cores.
+    SmallMTensor(SmallMPlan),
     /// The ladder's top tensor-core rung.
     Tiled,
     /// One of the ladder's tiled rungs with narrower tiles, by its number
@@ -561,6 +586,24 @@ pub fn small_m_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine) -> 
     let arithmetic = 2.0 * mf * nf * kf / (gpu.fp32_flops * small_m_fma_efficiency(dtype));
     let time = combined(bytes / gpu.dram_bytes, arithmetic) + SMALL_M_START_SECONDS + LAUNCH_SECONDS + sum_launch;
     (time, plan)
+}
+
+/// BF16 rung 18's predicted time and plan, where it is a candidate: bf16,
+/// at most 16 rows of A (more would each read B again), and rows of A and
+/// B in whole 16-byte loads (N and K multiples of 8: one value at a time
+/// it ran 2-5 times slower than its bytes, e.g. GPT-2's 768 × 50257 head
+/// at M = 1 in 83 µs against rung 8's 35).
+pub fn small_m_tensor_time(dtype: Dtype, (m, n, k): (u32, u32, u32), gpu: &Machine) -> Option<(f64, SmallMPlan)> {
+    if dtype != Dtype::Bf16 || m > 16 || !n.is_multiple_of(8) || !k.is_multiple_of(8) {
+        return None;
+    }
+    let plan = small_m_tensor_plan((m, n, k), gpu.multiprocessors);
+    let (mf, nf, kf) = (m as f64, n as f64, k as f64);
+    let partials = if plan.splits == 1 { 0.0 } else { 4.0 * plan.splits as f64 * mf * nf };
+    let bytes = input_bytes(dtype) * (kf * nf + mf * kf) + 2.0 * partials + 4.0 * mf * nf;
+    let sum_launch = if plan.adds_in_kernel() { 0.0 } else { LAUNCH_SECONDS };
+    let fixed = SMALL_M_TENSOR_SECONDS + SMALL_M_TENSOR_ROWS_SECONDS * mf / 16.0;
+    Some((bytes / gpu.dram_bytes + fixed + sum_launch, plan))
 }
 
 /// Fraction of the tiled rungs' full-tile rate for `dtype`.
@@ -1317,6 +1360,11 @@ fn small_m_words((_, n, _): (u32, u32, u32), plan: SmallMPlan) -> String {
     format!("small-M kernel, {} K-splits x {} column blocks", plan.splits, n.div_ceil(plan.block_columns()))
 }
 
+/// BF16 rung 18's plan, in words.
+fn small_m_tensor_words((_, n, _): (u32, u32, u32), plan: SmallMPlan) -> String {
+    format!("small-M stream on tensor cores, {} K-splits x {} column blocks", plan.splits, n.div_ceil(plan.block_columns()))
+}
+
 /// The portable tensor-core rung's tiles, in words.
 fn portable_words(dtype: Dtype) -> String {
     let portable = portable_tiling(dtype);
@@ -1382,6 +1430,9 @@ fn choose_on_hopper(dtype: Dtype, size: (u32, u32, u32), gpu: &Machine) -> Choic
         candidates.push((Pick::SwapAb(slices), seconds, format!("weights as wgmma's M (A and B swapped), {cut}")));
         seconds
     });
+    if let Some((seconds, plan)) = small_m_tensor_time(dtype, size, gpu) {
+        candidates.push((Pick::SmallMTensor(plan), seconds, small_m_tensor_words(size, plan)));
+    }
     let deep_k_seconds = deep_k_kernel(dtype).map(|kernel| {
         let (seconds, slices) = deep_k_time(dtype, size, gpu, kernel);
         let (tile_m, tile_n) = (kernel.tiling.tile_m(), kernel.tiling.tiling.tile_n);
@@ -1454,6 +1505,7 @@ fn short_name(dtype: Dtype, pick: &Pick) -> String {
         // The widths tell the narrow rungs apart: "192-wide tiles".
         Pick::NarrowTiles(number) => return format!("{}-wide tiles", narrow_rungs(dtype)[*number].kernel.tiling.tiling.tile_n),
         Pick::SmallM(_) => "small-M",
+        Pick::SmallMTensor(_) => "tensor small-M",
         Pick::Tiled => "tiled",
         Pick::SplitK(_) => "split-K",
         Pick::ClusterSplitK(_) => "cluster split-K",
@@ -1544,14 +1596,18 @@ mod tests {
     #[test]
     fn reasons_carry_the_numbers_that_decide() {
         // At M = 16 the swapped 16-row tiles waste nothing, and their
-        // stages hold eight times as many weights as A. The fitted tiles'
+        // stages hold eight times as many weights as A; the fitted tiles'
         // 224 tiles of 16x128 with K whole are the same persistent walk,
-        // charged a clustered launch's fixed costs (FITTED_FIXED_SECONDS)
-        // where the swap-AB rung pays one plain launch.
+        // charged a clustered launch's fixed costs (FITTED_FIXED_SECONDS).
+        // Rung 18 streams the weights as rung 8 does at one row, in 448
+        // blocks of 64 columns with K whole: 235 MB at 4.5 TB/s (52.6 us)
+        // and 9 + 2 us (SMALL_M_TENSOR_SECONDS). Measured on the H200:
+        // 60.1 us, the swap-AB rung 62.1.
         let choice = choose(Dtype::Bf16, (16, 28672, 4096), &Machine::H200, Hopper::Takes);
-        assert_eq!(choice.pick, Pick::SwapAb(KSlices::whole(64)), "{}", choice.why);
-        assert!(choice.why.ends_with("weights as wgmma's M (A and B swapped), K whole"), "{}", choice.why);
-        assert!(choice.why.contains("swap-AB 76, deep-K 78, fitted tiles 76"), "{}", choice.why);
+        let plan = SmallMPlan { rows: 16, cols: 8, groups: 8, k_chunk: 4096, splits: 1 };
+        assert_eq!(choice.pick, Pick::SmallMTensor(plan), "{}", choice.why);
+        assert!(choice.why.ends_with("small-M stream on tensor cores, 1 K-splits x 448 column blocks"), "{}", choice.why);
+        assert!(choice.why.contains("swap-AB 76, tensor small-M 64, deep-K 78, fitted tiles 76"), "{}", choice.why);
         assert!(choose(Dtype::Bf16, (17, 28672, 4096), &Machine::H200, Hopper::Takes).swap_seconds.is_none());
         let choice = choose(Dtype::Bf16, (1, 4096, 14336), &Machine::H200, Hopper::Takes);
         assert!(choice.why.starts_with("1 FLOP/B vs ridge 220: memory-bound"), "{}", choice.why);
@@ -1778,7 +1834,7 @@ mod tests {
         assert_eq!(seconds, dram + FITTED_FIXED_SECONDS);
         // Nor 144 tiles of 16x64 with K whole, whose second round is a
         // tail of 12 SMs (25.1 us, `last_round_limit`).
-        assert!(matches!(pick(Dtype::Bf16, (8, 9216, 3072)), Pick::SwapAb(_)));
+        assert!(!matches!(pick(Dtype::Bf16, (8, 9216, 3072)), Pick::FittedTiles { .. }));
     }
 
     /// Where 128x256 tiles leave most of a last round empty, 128x192 tiles
@@ -1977,14 +2033,16 @@ mod tests {
     }
 
     /// The swap-AB rung's second launch and persistent start
-    /// ([`SWAP_AB_FIXED_SECONDS`]): below about 60 MB of weights at M ≤ 16
+    /// ([`SWAP_AB_FIXED_SECONDS`]) and rung 18's fixed costs
+    /// ([`SMALL_M_TENSOR_SECONDS`]): below about 60 MB of weights at M ≤ 16
     /// the fitted tiles' one clustered launch wins (Llama-3.2-1B's o at
-    /// M = 16: 9.4 µs against 8.4 on the H200); at Llama-3-8B's gate_up
-    /// (235 MB) the swap-AB rung stays.
+    /// M = 16: 9.4 µs against 8.4 on the H200, rung 18 10.2); at
+    /// Llama-3-8B's gate_up (235 MB) the fixed costs are a sixth, and the
+    /// stream with the fewest bytes in flight per SM's share wins.
     #[test]
     fn small_weights_take_one_launch() {
         assert!(matches!(pick(Dtype::Bf16, (16, 2048, 2048)), Pick::FittedTiles { .. }));
-        assert!(matches!(pick(Dtype::Bf16, (16, 28672, 4096)), Pick::SwapAb(_)));
+        assert!(matches!(pick(Dtype::Bf16, (16, 28672, 4096)), Pick::SmallMTensor(_)));
     }
 
     /// With a wave or more of 128x256 tiles the fitted tiles are not

@@ -16,7 +16,7 @@ use super::dtype::Dtype;
 use super::element::{Args, Element, Gemm, Inputs, Library};
 use super::fitted::{FittedTilesRung, PairedTilesRung};
 use super::rung::{Ladder, Rung, RungKernel};
-use super::small_m::{AutoRung, SmallMRung};
+use super::small_m::{AutoRung, SmallMRung, SmallMTensorRung};
 use crate::device::{Gpu, PtxModule, pointer};
 use crate::error::Result;
 use half::bf16;
@@ -110,6 +110,7 @@ pub fn ladder() -> Ladder<bf16> {
         rung("15", "deep K: 64x64, all SMs", &k::r15_deep_k::DEEP_K),
         rung("16", "128x128: fuller last round", &k::r16_tiles_128x128::TILES_128X128),
         rung("17", "swapped pairs share B", &PairedTilesRung),
+        rung("18", "small M on tensor cores", &SmallMTensorRung),
         rung("auto", "auto: picked per shape", &AutoRung),
     ];
     // Rungs 13's and 17's tile shapes (rung 13's first is rung 12's), each
@@ -160,7 +161,7 @@ mod tests {
         assert_eq!(ids("1-3"), ["1", "2", "3"]);
         assert_eq!(ids("bf16_mma_sync"), ["1"]);
         assert_eq!(ids("bf16_wgmma_persistent,2"), ["2", "4"]);
-        assert_eq!(ids("all").len(), 18);
+        assert_eq!(ids("all").len(), 19);
         assert_eq!(ids("auto"), ["auto"]);
     }
 
@@ -168,10 +169,10 @@ mod tests {
     /// SGEMM ladder's.
     #[test]
     fn bad_selections_list_the_bf16_rungs() {
-        let err = ladder().select("18").err().unwrap();
+        let err = ladder().select("19").err().unwrap();
         assert_eq!(
             err.message(),
-            "--rungs: no rung '18' (the BF16 ladder's rungs are 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, auto; ranges like 1-4, lists like 1,10,auto, \
+            "--rungs: no rung '19' (the BF16 ladder's rungs are 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, auto; ranges like 1-4, lists like 1,10,auto, \
              kernel names (like bf16_mma_sync) and all work)"
         );
     }

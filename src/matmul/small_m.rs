@@ -13,8 +13,10 @@ use crate::device::{Gpu, PtxModule, pointer};
 use crate::error::Result;
 use cust::memory::DeviceBuffer;
 use half::bf16;
+use kernels_gpu::bf16::r18_small_m_tensor as small_m_tensor_rung;
 use kernels_gpu::gemm::hopper::HopperKernel;
 use kernels_gpu::gemm::small_m::{self, SmallMPlan};
+use kernels_gpu::gemm::small_m_tensor;
 use kernels_gpu::gemm::split_k;
 use kernels_gpu::launch::{Kernel, LaunchShape};
 
@@ -36,6 +38,9 @@ pub trait SmallMElement: Element {
     /// The ladder's rung with swapped tiles in pairs sharing the weights,
     /// if it has one ([`auto::paired_tiles`]).
     fn paired() -> Option<&'static dyn RungKernel<Self>>;
+    /// The ladder's small-M stream on tensor cores, if it has one
+    /// ([`auto::small_m_tensor_time`]).
+    fn small_m_tensor() -> Option<&'static dyn RungKernel<Self>>;
     /// The ladder's tensor-core rung of the portable module, for any shape
     /// ([`auto::portable_time`]).
     fn portable() -> &'static dyn RungKernel<Self>;
@@ -64,6 +69,10 @@ impl SmallMElement for f32 {
     }
 
     fn paired() -> Option<&'static dyn RungKernel<f32>> {
+        None
+    }
+
+    fn small_m_tensor() -> Option<&'static dyn RungKernel<f32>> {
         None
     }
 
@@ -105,6 +114,10 @@ impl SmallMElement for bf16 {
         Some(&super::fitted::PairedTilesRung)
     }
 
+    fn small_m_tensor() -> Option<&'static dyn RungKernel<bf16>> {
+        Some(&SmallMTensorRung)
+    }
+
     /// Rung 1: `mma.sync` fed by `cp.async`.
     fn portable() -> &'static dyn RungKernel<bf16> {
         &kernels_gpu::bf16::r01_mma_sync::KERNEL
@@ -143,12 +156,30 @@ fn plan<E: SmallMElement>(gpu: &Gpu, (m, n, k): (u32, u32, u32)) -> SmallMPlan {
     }
 }
 
+/// BF16 rung 18's plan for this GPU: the model's
+/// ([`auto::small_m_tensor_plan`]), or one for fewer blocks per SM where
+/// fewer fit, as [`plan`] does.
+fn tensor_plan(gpu: &Gpu, (m, n, k): (u32, u32, u32)) -> SmallMPlan {
+    let multiprocessors = gpu.info.multiprocessors;
+    let planned = auto::small_m_tensor_plan((m, n, k), multiprocessors);
+    match gpu.resident_blocks(tensor_kernel(&planned).name(), small_m_tensor::launch(&planned, m, n)) {
+        Ok(fit) if fit > 0 && fit < small_m::BLOCKS_PER_SM => SmallMPlan::tensor((m, n, k), multiprocessors, fit),
+        _ => planned,
+    }
+}
+
+/// BF16 rung 18's entry for `plan`'s blocks (64 or 128 columns).
+fn tensor_kernel(plan: &SmallMPlan) -> Kernel<Params<u16>> {
+    small_m_tensor_rung::KERNELS[small_m_tensor::column_warps(plan) as usize - 1]
+}
+
 /// The small-M kernels set up for one problem: the plan, the workspace
 /// of partial sums, and one counter per tile (zero between launches: the
 /// kernel's last block of each tile sets its counter back).
 pub struct SmallM<E: SmallMElement> {
     plan: SmallMPlan,
     kernel: Kernel<Params<E::Bits>>,
+    launch: LaunchShape,
     partial: DeviceBuffer<f32>,
     counters: DeviceBuffer<u32>,
 }
@@ -156,11 +187,30 @@ pub struct SmallM<E: SmallMElement> {
 impl<E: SmallMElement> SmallM<E> {
     pub fn new(gpu: &Gpu, (m, n, k): (u32, u32, u32)) -> Result<SmallM<E>> {
         let plan = plan::<E>(gpu, (m, n, k));
+        SmallM::with(gpu, (m, n), (plan, E::kernel(plan.rows), plan.launch(m, n)))
+    }
+
+    /// `kernel` launched as `launch` on `plan`, with the plan's workspace
+    /// and counters.
+    fn with(
+        gpu: &Gpu,
+        (m, n): (u32, u32),
+        (plan, kernel, launch): (SmallMPlan, Kernel<Params<E::Bits>>, LaunchShape),
+    ) -> Result<SmallM<E>> {
         let floats = plan.workspace(m, n);
         gpu.ensure_fits(4 * floats as u128, "the small-M kernel's partial sums")?;
         let partial = gpu.alloc(floats as usize, "the partial sums")?;
         let counters = gpu.upload(&vec![0u32; plan.tiles(m, n) as usize], "the small-M kernel's tile counters")?;
-        Ok(SmallM { plan, kernel: E::kernel(plan.rows), partial, counters })
+        Ok(SmallM { plan, kernel, launch, partial, counters })
+    }
+}
+
+impl SmallM<bf16> {
+    /// BF16 rung 18's kernel on its plan (the model's, [`auto::small_m_tensor_plan`],
+    /// for as many blocks per SM as fit).
+    pub fn tensor(gpu: &Gpu, (m, n, k): (u32, u32, u32)) -> Result<SmallM<bf16>> {
+        let plan = tensor_plan(gpu, (m, n, k));
+        SmallM::with(gpu, (m, n), (plan, tensor_kernel(&plan), small_m_tensor::launch(&plan, m, n)))
     }
 }
 
@@ -182,7 +232,7 @@ impl<E: SmallMElement> Gemm<E> for SmallM<E> {
             plan.k_chunk,
             plan.groups,
         );
-        gpu.launch(&self.kernel, plan.launch(m, n), params)?;
+        gpu.launch(&self.kernel, self.launch, params)?;
         if plan.adds_in_kernel() {
             return Ok(());
         }
@@ -235,6 +285,45 @@ impl<E: SmallMElement> RungKernel<E> for SmallMRung {
     }
 }
 
+/// BF16 rung 18: the small-M stream on the tensor cores.
+pub struct SmallMTensorRung;
+
+impl RungKernel<bf16> for SmallMTensorRung {
+    fn name(&self) -> &'static str {
+        "small_m_tensor"
+    }
+
+    fn module(&self) -> PtxModule {
+        PtxModule::Portable
+    }
+
+    fn entry(&self, gpu: &Gpu, size: (u32, u32, u32)) -> (PtxModule, &'static str) {
+        (PtxModule::Portable, tensor_kernel(&tensor_plan(gpu, size)).name())
+    }
+
+    fn shape_limit(&self, _: (u32, u32, u32)) -> Option<&'static str> {
+        None
+    }
+
+    fn shape(&self, gpu: &Gpu, (m, n, k): (u32, u32, u32)) -> LaunchShape {
+        small_m_tensor::launch(&tensor_plan(gpu, (m, n, k)), m, n)
+    }
+
+    fn explain(&self, gpu: &Gpu, size: (u32, u32, u32)) -> Option<String> {
+        let p = tensor_plan(gpu, size);
+        let k = if p.splits == 1 {
+            "K whole, each block storing its part of C".to_string()
+        } else {
+            format!("K in {} pieces of {}, {}", p.splits, p.k_chunk, summed_by(&p))
+        };
+        Some(format!("16 rows of A and {} columns per block, {k}", p.block_columns()))
+    }
+
+    fn prepare(&self, gpu: &Gpu, buffers: &Buffers<bf16>) -> Result<Box<dyn Gemm<bf16>>> {
+        Ok(Box::new(SmallM::tensor(gpu, buffers.size())?))
+    }
+}
+
 /// The "auto" rung: the small-M kernel or one of the tensor-core rungs,
 /// whichever the model predicts faster for the shape; where the Hopper
 /// rungs cannot run, the small-M kernel or the portable module's
@@ -257,6 +346,8 @@ impl AutoRung {
         let choice = Self::choose::<E>(gpu, size);
         let kernel: &'static dyn RungKernel<E> = match choice.pick {
             Pick::SmallM(_) => &SmallMRung,
+            // The model offers it only for bf16.
+            Pick::SmallMTensor(_) => E::small_m_tensor().unwrap_or(&SmallMRung),
             Pick::Tiled => E::hopper(auto::tiled_kernel(E::DTYPE)),
             Pick::NarrowTiles(number) => {
                 E::hopper(auto::narrow_rungs(E::DTYPE).get(number).map_or(auto::tiled_kernel(E::DTYPE), |rung| &rung.kernel))

@@ -31,7 +31,9 @@ pub mod r14_narrow_tiles;
 pub mod r15_deep_k;
 pub mod r16_tiles_128x128;
 pub mod r17_swap_ab_pairs;
+pub mod r18_small_m_tensor;
 
-/// Every BF16 kernel in the portable PTX module (rung 1); rungs 2-7 and 9-17 are in
+/// Every BF16 kernel in the portable PTX module (rung 1; rungs 8 and 18 pick an
+/// entry per shape, see their modules); rungs 2-7 and 9-17 are in
 /// the sm_90a module, listed in [`crate::sm90a::KERNELS`].
 pub const KERNELS: &[Bf16Kernel] = &[r01_mma_sync::KERNEL];

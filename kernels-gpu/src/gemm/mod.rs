@@ -10,6 +10,7 @@ pub mod hopper;
 pub mod layout;
 pub mod padding;
 pub mod small_m;
+pub mod small_m_tensor;
 pub mod split_k;
 pub mod tiles;
 pub mod tiling;

@@ -535,7 +535,7 @@ const _: () = assert!(a_window(16) % (THREADS / 8 * STEP as u32) == 0);
 /// L2. (One dimension, because a grid's y and z stop at 65535, which the
 /// blocks of columns of a wide B would pass.)
 #[inline(always)]
-fn block_coordinates(row_groups: u32, column_blocks: u32) -> (u32, u32, u32) {
+pub(crate) fn block_coordinates(row_groups: u32, column_blocks: u32) -> (u32, u32, u32) {
     let block = gpu::block_idx().x;
     let rest = block / row_groups;
     (block % row_groups, rest % column_blocks, rest / column_blocks)
@@ -746,9 +746,9 @@ pub unsafe fn gemm<E: Element, const ROWS: usize, const COLS: usize>(
 /// (`scale` none), or C itself as `alpha`·sum + `beta`·C (C not read when
 /// beta is 0).
 #[derive(Clone, Copy)]
-struct Sink {
-    at: *mut f32,
-    scale: Option<(f32, f32)>,
+pub(crate) struct Sink {
+    pub(crate) at: *mut f32,
+    pub(crate) scale: Option<(f32, f32)>,
 }
 
 impl Sink {
@@ -757,7 +757,7 @@ impl Sink {
     /// # Safety
     /// Element `i` must be writable (and readable, with a nonzero beta).
     #[inline(always)]
-    unsafe fn put(self, i: usize, sum: f32) {
+    pub(crate) unsafe fn put(self, i: usize, sum: f32) {
         let at = unsafe { self.at.add(i) };
         let value = match self.scale {
             None => sum,
@@ -772,7 +772,7 @@ impl Sink {
     /// # Safety
     /// As [`Sink::put`], and element `i` 16-byte aligned.
     #[inline(always)]
-    unsafe fn put4(self, i: usize, sums: [f32; 4]) {
+    pub(crate) unsafe fn put4(self, i: usize, sums: [f32; 4]) {
         let at = unsafe { self.at.add(i) };
         let values = match self.scale {
             None => sums,
@@ -855,7 +855,7 @@ unsafe fn add_lanes<const ROWS: usize, const COLS: usize>(
 /// # Safety
 /// As [`gemm`]; `counter` is the tile's.
 #[inline(always)]
-unsafe fn add_slices_if_last(
+pub(crate) unsafe fn add_slices_if_last(
     (m, n): (u32, u32),
     ((row0, rows), (col0, width)): ((u32, u32), (u32, u32)),
     (partial, splits): (*const f32, u32),
@@ -888,16 +888,33 @@ unsafe fn add_slices_if_last(
     let whole = n.is_multiple_of(4);
     let per_row = if whole { width / 4 } else { width };
     let to_c = Sink { at: c, scale: Some((alpha, beta)) };
-    let mut item = thread;
-    while item < rows * per_row {
+    let at_item = |item: u32| {
         let (r, j) = (item / per_row, item % per_row);
-        let at = (row0 + r) as usize * n as usize + col0 as usize;
+        (row0 + r) as usize * n as usize + col0 as usize + if whole { 4 * j as usize } else { j as usize }
+    };
+    let mut item = thread;
+    // Two items of 4 columns at once where a thread has two or more: their
+    // loads go out together, one wait on L2 for both (16 rows of BF16 rung
+    // 18's 64 columns are 2 items per thread).
+    while whole && item + THREADS < rows * per_row {
+        let (first, second) = (at_item(item), at_item(item + THREADS));
+        let sum = add_in_order(splits, |s| {
+            let slice = unsafe { partial.add(s as usize * slice_len) };
+            let (x, y) = unsafe { (load_f32x4_l2(slice.add(first)), load_f32x4_l2(slice.add(second))) };
+            [x[0], x[1], x[2], x[3], y[0], y[1], y[2], y[3]]
+        });
+        unsafe {
+            to_c.put4(first, [sum[0], sum[1], sum[2], sum[3]]);
+            to_c.put4(second, [sum[4], sum[5], sum[6], sum[7]]);
+        }
+        item += 2 * THREADS;
+    }
+    while item < rows * per_row {
+        let at = at_item(item);
         if whole {
-            let at = at + 4 * j as usize;
             let sum = add_in_order(splits, |s| unsafe { load_f32x4_l2(partial.add(s as usize * slice_len + at)) });
             unsafe { to_c.put4(at, sum) };
         } else {
-            let at = at + j as usize;
             let [sum] = add_in_order(splits, |s| [unsafe { gpu::load_l2(partial.add(s as usize * slice_len + at)) }]);
             unsafe { to_c.put(at, sum) };
         }
@@ -1051,6 +1068,27 @@ impl SmallMPlan {
             return plan;
         }
         let few = SmallMPlan::with_groups((m, n, k), (1, cols, groups), slots, FEW_SLICES);
+        if few.adds_with_half_the_slots((m, n), slots) { few } else { plan }
+    }
+
+    /// The plan of the tensor-core kernel ([`crate::gemm::small_m_tensor`]):
+    /// 16 rows of A per block and 64 bf16 columns (8 groups of 8), or 128
+    /// where 64-column blocks would be more than the `multiprocessors` ×
+    /// `blocks_per_sm` slots hold at once (a second round of blocks, each
+    /// streaming its slice alone on an SM, as at one row of A); K cut into
+    /// as few slices as fill the slots. If the slices are more than the
+    /// kernel can add itself, at most as many as it can if that gives the
+    /// SMs half their blocks, else a second kernel adds them.
+    pub const fn tensor((m, n, k): (u32, u32, u32), multiprocessors: u32, blocks_per_sm: u32) -> SmallMPlan {
+        let slots = multiprocessors * blocks_per_sm;
+        let groups = if m.div_ceil(16) * n.div_ceil(64) <= slots { 8 } else { 16 };
+        let shape = (16, 8, groups);
+        let plan = SmallMPlan::with_groups((m, n, k), shape, slots, u32::MAX);
+        if plan.adds_in_kernel() {
+            return plan;
+        }
+        let most = LAST_BLOCK_BYTES / (4 * 16 * 8 * groups);
+        let few = SmallMPlan::with_groups((m, n, k), shape, slots, most);
         if few.adds_with_half_the_slots((m, n), slots) { few } else { plan }
     }
 
