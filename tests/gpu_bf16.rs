@@ -249,3 +249,27 @@ fn every_rung_is_correct_on_every_copy_of_the_inputs() {
         buffers.use_copy(0);
     }
 }
+
+/// The names the model gives its picks ([`auto::kernel_name`], which
+/// `tests/model_replay.rs` looks up in the records) are the entries the
+/// auto rung runs on this GPU, in both ladders: the built-in suite and
+/// shapes for rung 18's two widths and for padded copies.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn the_models_kernel_names_are_what_auto_runs() {
+    use ptx_ladder::matmul::auto::{self, Hopper, Machine};
+    use ptx_ladder::matmul::dtype::Dtype;
+    use ptx_ladder::matmul::small_m::AutoRung;
+    let gpu = Gpu::open().expect("a CUDA GPU");
+    let machine = Machine::of_gpu(&gpu).unwrap_or(Machine::of(&gpu.info));
+    let mut shapes: Vec<(u32, u32, u32)> = ptx_ladder::sweep::suite::builtin().iter().map(|s| s.size()).collect();
+    shapes.extend([(8, 28672, 4096), (16, 49152, 3072), (3, 4104, 4096), (16, 64, 65537), (13, 1000, 4100)]);
+    for size in shapes {
+        let bf16_rung: &dyn RungKernel<bf16> = &AutoRung;
+        let f32_rung: &dyn RungKernel<f32> = &AutoRung;
+        for (dtype, (_, name)) in [(Dtype::Bf16, bf16_rung.entry(&gpu, size)), (Dtype::F32, f32_rung.entry(&gpu, size))] {
+            let choice = auto::choose(dtype, size, &machine, Hopper::of(dtype, size, true));
+            assert_eq!(name, auto::kernel_name(dtype, &choice.pick), "{dtype:?} at {size:?}: {}", choice.why);
+        }
+    }
+}

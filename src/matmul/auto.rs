@@ -1499,6 +1499,42 @@ fn rounds_words(tiles: u64, cluster: u32, gpu: &Machine) -> String {
     }
 }
 
+/// The `.entry` that `pick` runs for `dtype` on the model's plan: what a
+/// sweep records as the kernel. On a GPU where fewer of the small-M
+/// kernels' blocks fit than the plan counts on, the host re-plans, and the
+/// 1-, 8- or 16-row (or 64- or 128-column) entry may differ.
+pub fn kernel_name(dtype: Dtype, pick: &Pick) -> &'static str {
+    let small_m = |rows: u32| match (dtype, rows) {
+        (Dtype::Bf16, 1) => kernels_gpu::bf16::r08_small_m::BF16_SMALL_M1.name(),
+        (Dtype::Bf16, 8) => kernels_gpu::bf16::r08_small_m::BF16_SMALL_M8.name(),
+        (Dtype::Bf16, _) => kernels_gpu::bf16::r08_small_m::BF16_SMALL_M16.name(),
+        (Dtype::F32, 1) => kernels_gpu::sgemm::r13_small_m::SGEMM_SMALL_M1.name(),
+        (Dtype::F32, 8) => kernels_gpu::sgemm::r13_small_m::SGEMM_SMALL_M8.name(),
+        (Dtype::F32, _) => kernels_gpu::sgemm::r13_small_m::SGEMM_SMALL_M16.name(),
+    };
+    // The model offers a rung only where the ladder has it.
+    let hopper = |kernel: Option<&'static HopperKernel>| kernel.unwrap_or(split_kernel(dtype)).name();
+    match pick {
+        Pick::SmallM(plan) => small_m(plan.rows),
+        Pick::SmallMTensor(plan) => {
+            kernels_gpu::bf16::r18_small_m_tensor::KERNELS[kernels_gpu::gemm::small_m_tensor::column_warps(plan) as usize - 1].name()
+        }
+        Pick::Tiled => tiled_kernel(dtype).name(),
+        Pick::NarrowTiles(number) => narrow_rungs(dtype).get(*number).map_or(tiled_kernel(dtype), |rung| &rung.kernel).name(),
+        Pick::SplitK(_) => split_kernel(dtype).name(),
+        Pick::ClusterSplitK(_) => hopper(cluster_split_kernel(dtype)),
+        Pick::SplitB(_) => hopper(split_b_kernel(dtype)),
+        Pick::SwapAb(_) => hopper(swap_kernel(dtype)),
+        Pick::DeepK(_) => hopper(deep_k_kernel(dtype)),
+        Pick::FittedTiles { tile, .. } => hopper(fitted_tiles(dtype).get(*tile)),
+        Pick::PairedTiles { tile, .. } => hopper(paired_tiles(dtype).get(*tile)),
+        Pick::Portable => match dtype {
+            Dtype::Bf16 => kernels_gpu::bf16::r01_mma_sync::KERNEL.name(),
+            Dtype::F32 => kernels_gpu::sgemm::r11_tensor_cores::KERNEL.name(),
+        },
+    }
+}
+
 /// A candidate's name in the reason.
 fn short_name(dtype: Dtype, pick: &Pick) -> String {
     let name = match pick {

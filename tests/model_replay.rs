@@ -1,0 +1,106 @@
+//! The "auto" rung's model replayed over the recorded sweeps, without a
+//! GPU: for every recorded shape, the kernel the model picks today
+//! ([`auto::choose`] on the H200, [`auto::kernel_name`]) against the
+//! fastest kernel measured at that shape in the same run. A change to the
+//! model that picks worse kernels on shapes it was not written for shows
+//! here, in CI.
+
+use ptx_ladder::matmul::auto::{self, Hopper, Machine};
+use ptx_ladder::matmul::dtype::Dtype;
+use std::collections::HashMap;
+use std::path::Path;
+
+/// One recorded shape: its size and every correct kernel's median time.
+struct Recorded {
+    file: String,
+    shape: String,
+    size: (u32, u32, u32),
+    micros: HashMap<String, f64>,
+}
+
+/// The rows of every `docs/sweep-h200-<dtype>*.json`.
+fn records(dtype: &str) -> Vec<Recorded> {
+    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs");
+    let mut files: Vec<_> = std::fs::read_dir(&docs)
+        .expect("docs/")
+        .map(|e| e.expect("entry").file_name().into_string().expect("UTF-8 name"))
+        .filter(|name| name.starts_with(&format!("sweep-h200-{dtype}")) && name.ends_with(".json"))
+        .collect();
+    files.sort();
+    let mut out = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(docs.join(&file)).expect("a record");
+        let json: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        for row in json["rows"].as_array().expect("rows") {
+            let dim = |key: &str| row[key].as_u64().expect("a size") as u32;
+            let mut micros = HashMap::new();
+            let mut add = |kernel: &serde_json::Value| {
+                if kernel["correct"].as_bool() == Some(true) {
+                    let (name, time) = (kernel["kernel"].as_str().expect("a name"), kernel["micros"].as_f64().expect("a time"));
+                    let best = micros.entry(name.to_string()).or_insert(time);
+                    *best = time.min(*best);
+                }
+            };
+            add(&row["ours"]);
+            for other in row["others"].as_array().into_iter().flatten() {
+                add(&other[1]);
+            }
+            let shape = row["shape"].as_str().expect("a shape").to_string();
+            out.push(Recorded { file: file.clone(), shape, size: (dim("m"), dim("n"), dim("k")), micros });
+        }
+    }
+    out
+}
+
+/// How the model's picks fare over the records of `dtype`: the rows that
+/// timed the pick beside at least one other kernel, the geometric mean of best time / pick's time, and
+/// the worst row.
+fn replay(dtype: Dtype, records: &[Recorded]) -> (usize, f64, (f64, String)) {
+    let (mut count, mut log_sum, mut worst) = (0, 0.0, (1.0, String::new()));
+    for row in records {
+        let on_hopper = Hopper::of(dtype, row.size, true);
+        let choice = auto::choose(dtype, row.size, &Machine::H200, on_hopper);
+        // A row that timed one kernel says nothing about the choice.
+        if row.micros.len() < 2 {
+            continue;
+        }
+        let Some(&picked) = row.micros.get(auto::kernel_name(dtype, &choice.pick)) else { continue };
+        let best = row.micros.values().copied().fold(f64::INFINITY, f64::min);
+        let ratio = best / picked;
+        count += 1;
+        log_sum += ratio.ln();
+        if ratio < worst.0 {
+            worst =
+                (ratio, format!("{} {} ({}, {picked:.1} us, best {best:.1})", row.file, row.shape, auto::kernel_name(dtype, &choice.pick)));
+        }
+    }
+    (count, (log_sum / count as f64).exp(), worst)
+}
+
+/// The BF16 model, over every BF16 record: with the records of 2026-12-04
+/// (483 rows), 307 timed its pick beside other kernels, and there it ran
+/// at 0.989 of the fastest (geometric mean); the worst, 0.76, is
+/// 16 × 64 × 65537, where the padded swap-AB rung took 23.4 µs and rung
+/// 18, which the model does not offer at K not a multiple of 8, 17.8.
+#[test]
+fn the_bf16_models_picks_stay_near_the_fastest_recorded() {
+    let records = records("bf16");
+    let (count, mean, worst) = replay(Dtype::Bf16, &records);
+    println!("bf16: {count} of {} rows, {mean:.4} of the fastest, worst {:.3} at {}", records.len(), worst.0, worst.1);
+    assert!(count >= 280, "only {count} of {} recorded rows timed the model's pick", records.len());
+    assert!(mean >= 0.98, "the picks run at {mean:.4} of the fastest recorded kernel");
+    assert!(worst.0 >= 0.7, "worst pick at {:.3} of the fastest: {}", worst.0, worst.1);
+}
+
+/// The same for the SGEMM ladder's model: 41 of 178 rows, 0.999, the
+/// worst 0.971 (qkv at M = 1024, rung 12 against rung 15's B split in
+/// shared memory).
+#[test]
+fn the_f32_models_picks_stay_near_the_fastest_recorded() {
+    let records = records("f32");
+    let (count, mean, worst) = replay(Dtype::F32, &records);
+    println!("f32: {count} of {} rows, {mean:.4} of the fastest, worst {:.3} at {}", records.len(), worst.0, worst.1);
+    assert!(count >= 35, "only {count} of {} recorded rows timed the model's pick", records.len());
+    assert!(mean >= 0.98, "the picks run at {mean:.4} of the fastest recorded kernel");
+    assert!(worst.0 >= 0.9, "worst pick at {:.3} of the fastest: {}", worst.0, worst.1);
+}
