@@ -77,6 +77,19 @@ fn replay(dtype: Dtype, records: &[Recorded]) -> (usize, f64, (f64, String)) {
     (count, (log_sum / count as f64).exp(), worst)
 }
 
+/// Replays the model of `dtype` over its records (files named
+/// `sweep-h200-<name>…`) and requires at least `rows` rows that timed its
+/// pick beside other kernels, a geometric mean of at least `mean` of the
+/// fastest, and no row below `worst`.
+fn check(dtype: Dtype, name: &str, (rows, mean, worst): (usize, f64, f64)) {
+    let records = records(name);
+    let (count, got, low) = replay(dtype, &records);
+    println!("{name}: {count} of {} rows, {got:.4} of the fastest, worst {:.3} at {}", records.len(), low.0, low.1);
+    assert!(count >= rows, "only {count} of {} recorded rows timed the model's pick", records.len());
+    assert!(got >= mean, "the picks run at {got:.4} of the fastest recorded kernel");
+    assert!(low.0 >= worst, "worst pick at {:.3} of the fastest: {}", low.0, low.1);
+}
+
 /// The BF16 model, over every BF16 record: with the records of 2026-12-04
 /// (483 rows), 307 timed its pick beside other kernels, and there it ran
 /// at 0.989 of the fastest (geometric mean); the worst, 0.76, is
@@ -84,12 +97,7 @@ fn replay(dtype: Dtype, records: &[Recorded]) -> (usize, f64, (f64, String)) {
 /// 18, which the model does not offer at K not a multiple of 8, 17.8.
 #[test]
 fn the_bf16_models_picks_stay_near_the_fastest_recorded() {
-    let records = records("bf16");
-    let (count, mean, worst) = replay(Dtype::Bf16, &records);
-    println!("bf16: {count} of {} rows, {mean:.4} of the fastest, worst {:.3} at {}", records.len(), worst.0, worst.1);
-    assert!(count >= 280, "only {count} of {} recorded rows timed the model's pick", records.len());
-    assert!(mean >= 0.98, "the picks run at {mean:.4} of the fastest recorded kernel");
-    assert!(worst.0 >= 0.7, "worst pick at {:.3} of the fastest: {}", worst.0, worst.1);
+    check(Dtype::Bf16, "bf16", (280, 0.98, 0.7));
 }
 
 /// The same for the SGEMM ladder's model: 41 of 178 rows, 0.999, the
@@ -97,10 +105,5 @@ fn the_bf16_models_picks_stay_near_the_fastest_recorded() {
 /// shared memory).
 #[test]
 fn the_f32_models_picks_stay_near_the_fastest_recorded() {
-    let records = records("f32");
-    let (count, mean, worst) = replay(Dtype::F32, &records);
-    println!("f32: {count} of {} rows, {mean:.4} of the fastest, worst {:.3} at {}", records.len(), worst.0, worst.1);
-    assert!(count >= 35, "only {count} of {} recorded rows timed the model's pick", records.len());
-    assert!(mean >= 0.98, "the picks run at {mean:.4} of the fastest recorded kernel");
-    assert!(worst.0 >= 0.9, "worst pick at {:.3} of the fastest: {}", worst.0, worst.1);
+    check(Dtype::F32, "f32", (35, 0.98, 0.9));
 }
