@@ -102,6 +102,7 @@ sweep)
     $B/ptx-ladder sweep --dtype f32 --json "$OUT/sweep-f32.json" --svg "$OUT/sweep-f32.svg"
     $B/ptx-ladder sweep --dtype f32 --suite docs/sweep-f32-rungs.csv --rungs 14,15 --json "$OUT/sweep-f32-rungs.json"
     $B/ptx-ladder sweep --dtype bf16 --suite docs/sweep-deep-k.csv --rungs 9,11,15 --json "$OUT/sweep-bf16-deep-k.json"
+    $B/ptx-ladder sweep --dtype bf16 --suite docs/sweep-decode.csv --rungs 8,13,18 --reps 100 --json "$OUT/sweep-bf16-decode.json"
     $B/ptx-ladder sweep --dtype f32 --suite docs/sweep-deep-k.csv --json "$OUT/sweep-f32-deep-k.json" ;;
 matmul)
     step "ptx-ladder matmul (4096)"
