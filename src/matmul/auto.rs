@@ -1504,21 +1504,15 @@ fn rounds_words(tiles: u64, cluster: u32, gpu: &Machine) -> String {
 /// kernels' blocks fit than the plan counts on, the host re-plans, and the
 /// 1-, 8- or 16-row (or 64- or 128-column) entry may differ.
 pub fn kernel_name(dtype: Dtype, pick: &Pick) -> &'static str {
-    let small_m = |rows: u32| match (dtype, rows) {
-        (Dtype::Bf16, 1) => kernels_gpu::bf16::r08_small_m::BF16_SMALL_M1.name(),
-        (Dtype::Bf16, 8) => kernels_gpu::bf16::r08_small_m::BF16_SMALL_M8.name(),
-        (Dtype::Bf16, _) => kernels_gpu::bf16::r08_small_m::BF16_SMALL_M16.name(),
-        (Dtype::F32, 1) => kernels_gpu::sgemm::r13_small_m::SGEMM_SMALL_M1.name(),
-        (Dtype::F32, 8) => kernels_gpu::sgemm::r13_small_m::SGEMM_SMALL_M8.name(),
-        (Dtype::F32, _) => kernels_gpu::sgemm::r13_small_m::SGEMM_SMALL_M16.name(),
+    let small_m = |rows: u32| match dtype {
+        Dtype::Bf16 => kernels_gpu::bf16::r08_small_m::for_rows(rows).name(),
+        Dtype::F32 => kernels_gpu::sgemm::r13_small_m::for_rows(rows).name(),
     };
     // The model offers a rung only where the ladder has it.
     let hopper = |kernel: Option<&'static HopperKernel>| kernel.unwrap_or(split_kernel(dtype)).name();
     match pick {
         Pick::SmallM(plan) => small_m(plan.rows),
-        Pick::SmallMTensor(plan) => {
-            kernels_gpu::bf16::r18_small_m_tensor::KERNELS[kernels_gpu::gemm::small_m_tensor::column_warps(plan) as usize - 1].name()
-        }
+        Pick::SmallMTensor(plan) => kernels_gpu::bf16::r18_small_m_tensor::for_plan(plan).name(),
         Pick::Tiled => tiled_kernel(dtype).name(),
         Pick::NarrowTiles(number) => narrow_rungs(dtype).get(*number).map_or(tiled_kernel(dtype), |rung| &rung.kernel).name(),
         Pick::SplitK(_) => split_kernel(dtype).name(),

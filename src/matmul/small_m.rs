@@ -53,11 +53,7 @@ pub trait SmallMElement: Element {
 
 impl SmallMElement for f32 {
     fn kernel(rows: u32) -> Kernel<Params<f32>> {
-        match rows {
-            1 => kernels_gpu::sgemm::r13_small_m::SGEMM_SMALL_M1,
-            8 => kernels_gpu::sgemm::r13_small_m::SGEMM_SMALL_M8,
-            _ => kernels_gpu::sgemm::r13_small_m::SGEMM_SMALL_M16,
-        }
+        kernels_gpu::sgemm::r13_small_m::for_rows(rows)
     }
 
     fn hopper(kernel: &'static HopperKernel) -> &'static dyn RungKernel<f32> {
@@ -95,11 +91,7 @@ impl SmallMElement for f32 {
 
 impl SmallMElement for bf16 {
     fn kernel(rows: u32) -> Kernel<Params<u16>> {
-        match rows {
-            1 => kernels_gpu::bf16::r08_small_m::BF16_SMALL_M1,
-            8 => kernels_gpu::bf16::r08_small_m::BF16_SMALL_M8,
-            _ => kernels_gpu::bf16::r08_small_m::BF16_SMALL_M16,
-        }
+        kernels_gpu::bf16::r08_small_m::for_rows(rows)
     }
 
     fn hopper(kernel: &'static HopperKernel) -> &'static dyn RungKernel<bf16> {
@@ -132,9 +124,13 @@ impl SmallMElement for bf16 {
     }
 }
 
-/// Who adds a plan's slices of K, in words.
-fn summed_by(plan: &SmallMPlan) -> &'static str {
-    if plan.adds_in_kernel() { "added by each tile's last block" } else { "added by a second kernel" }
+/// How a plan cuts K and who adds its slices, in words.
+fn slices_words(plan: &SmallMPlan) -> String {
+    if plan.splits == 1 {
+        return "K whole, each block storing its part of C".to_string();
+    }
+    let summed_by = if plan.adds_in_kernel() { "added by each tile's last block" } else { "added by a second kernel" };
+    format!("K in {} pieces of {}, {summed_by}", plan.splits, plan.k_chunk)
 }
 
 /// The plan for this GPU: the model's ([`auto::small_m_plan`]), unless
@@ -146,31 +142,34 @@ fn summed_by(plan: &SmallMPlan) -> &'static str {
 /// the H200, fit 3 and 2).
 fn plan<E: SmallMElement>(gpu: &Gpu, (m, n, k): (u32, u32, u32)) -> SmallMPlan {
     let bytes = std::mem::size_of::<E::Bits>() as u32;
-    let multiprocessors = gpu.info.multiprocessors;
-    let planned = auto::small_m_plan((m, n, k), bytes, multiprocessors);
-    // Where the driver cannot say, the launch itself will report the
-    // kernel's trouble; the model's plan stands.
-    match gpu.resident_blocks(E::kernel(planned.rows).name(), planned.launch(m, n)) {
-        Ok(fit) if fit > 0 && fit < small_m::BLOCKS_PER_SM => SmallMPlan::new((m, n, k), bytes, multiprocessors, fit),
-        _ => planned,
-    }
+    let plan_for = |blocks| SmallMPlan::new((m, n, k), bytes, gpu.info.multiprocessors, blocks);
+    plan_for_the_blocks_that_fit(gpu, plan_for, |plan| (E::kernel(plan.rows).name(), plan.launch(m, n)))
 }
 
 /// BF16 rung 18's plan for this GPU: the model's
 /// ([`auto::small_m_tensor_plan`]), or one for fewer blocks per SM where
 /// fewer fit, as [`plan`] does.
 fn tensor_plan(gpu: &Gpu, (m, n, k): (u32, u32, u32)) -> SmallMPlan {
-    let multiprocessors = gpu.info.multiprocessors;
-    let planned = auto::small_m_tensor_plan((m, n, k), multiprocessors);
-    match gpu.resident_blocks(tensor_kernel(&planned).name(), small_m_tensor::launch(&planned, m, n)) {
-        Ok(fit) if fit > 0 && fit < small_m::BLOCKS_PER_SM => SmallMPlan::tensor((m, n, k), multiprocessors, fit),
-        _ => planned,
-    }
+    let plan_for = |blocks| SmallMPlan::tensor((m, n, k), gpu.info.multiprocessors, blocks);
+    plan_for_the_blocks_that_fit(gpu, plan_for, |plan| (small_m_tensor_rung::for_plan(plan).name(), small_m_tensor::launch(plan, m, n)))
 }
 
-/// BF16 rung 18's entry for `plan`'s blocks (64 or 128 columns).
-fn tensor_kernel(plan: &SmallMPlan) -> Kernel<Params<u16>> {
-    small_m_tensor_rung::KERNELS[small_m_tensor::column_warps(plan) as usize - 1]
+/// `plan_for(blocks per SM)` for the [`small_m::BLOCKS_PER_SM`] the model
+/// counts on, or for as many as fit where the driver says fewer of the
+/// planned kernel's blocks (`entry`: its name and launch) fit. Where the
+/// driver cannot say, the launch itself will report the kernel's trouble;
+/// the model's plan stands.
+fn plan_for_the_blocks_that_fit(
+    gpu: &Gpu,
+    plan_for: impl Fn(u32) -> SmallMPlan,
+    entry: impl Fn(&SmallMPlan) -> (&'static str, LaunchShape),
+) -> SmallMPlan {
+    let planned = plan_for(small_m::BLOCKS_PER_SM);
+    let (name, launch) = entry(&planned);
+    match gpu.resident_blocks(name, launch) {
+        Ok(fit) if fit > 0 && fit < small_m::BLOCKS_PER_SM => plan_for(fit),
+        _ => planned,
+    }
 }
 
 /// The small-M kernels set up for one problem: the plan, the workspace
@@ -210,7 +209,7 @@ impl SmallM<bf16> {
     /// for as many blocks per SM as fit).
     pub fn tensor(gpu: &Gpu, (m, n, k): (u32, u32, u32)) -> Result<SmallM<bf16>> {
         let plan = tensor_plan(gpu, (m, n, k));
-        SmallM::with(gpu, (m, n), (plan, tensor_kernel(&plan), small_m_tensor::launch(&plan, m, n)))
+        SmallM::with(gpu, (m, n), (plan, small_m_tensor_rung::for_plan(&plan), small_m_tensor::launch(&plan, m, n)))
     }
 }
 
@@ -272,11 +271,7 @@ impl<E: SmallMElement> RungKernel<E> for SmallMRung {
 
     fn explain(&self, gpu: &Gpu, size: (u32, u32, u32)) -> Option<String> {
         let p = plan::<E>(gpu, size);
-        let k = if p.splits == 1 {
-            "K whole, each block storing its part of C".to_string()
-        } else {
-            format!("K in {} pieces of {}, {}", p.splits, p.k_chunk, summed_by(&p))
-        };
+        let k = slices_words(&p);
         Some(format!("{} rows of A per block, {k}", p.rows))
     }
 
@@ -298,7 +293,7 @@ impl RungKernel<bf16> for SmallMTensorRung {
     }
 
     fn entry(&self, gpu: &Gpu, size: (u32, u32, u32)) -> (PtxModule, &'static str) {
-        (PtxModule::Portable, tensor_kernel(&tensor_plan(gpu, size)).name())
+        (PtxModule::Portable, small_m_tensor_rung::for_plan(&tensor_plan(gpu, size)).name())
     }
 
     fn shape_limit(&self, _: (u32, u32, u32)) -> Option<&'static str> {
@@ -311,11 +306,7 @@ impl RungKernel<bf16> for SmallMTensorRung {
 
     fn explain(&self, gpu: &Gpu, size: (u32, u32, u32)) -> Option<String> {
         let p = tensor_plan(gpu, size);
-        let k = if p.splits == 1 {
-            "K whole, each block storing its part of C".to_string()
-        } else {
-            format!("K in {} pieces of {}, {}", p.splits, p.k_chunk, summed_by(&p))
-        };
+        let k = slices_words(&p);
         Some(format!("16 rows of A and {} columns per block, {k}", p.block_columns()))
     }
 

@@ -80,4 +80,14 @@ pub unsafe fn bf16_small_m16(
 
 /// The rung's entries, by rows of A per block (1, 8, 16).
 pub const KERNELS: [Kernel<Params>; 3] = [BF16_SMALL_M1, BF16_SMALL_M8, BF16_SMALL_M16];
+
+/// The entry for a plan of `rows` rows of A per block
+/// ([`crate::gemm::small_m::rows_for`]).
+pub const fn for_rows(rows: u32) -> Kernel<Params> {
+    match rows {
+        1 => BF16_SMALL_M1,
+        8 => BF16_SMALL_M8,
+        _ => BF16_SMALL_M16,
+    }
+}
 // ANCHOR_END: rung

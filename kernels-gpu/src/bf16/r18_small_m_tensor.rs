@@ -15,8 +15,8 @@
 //! of C in the order the loads give them
 //! ([`crate::gemm::small_m_tensor`]).
 
-use crate::gemm::small_m::BLOCKS_PER_SM;
-use crate::gemm::small_m_tensor::{THREADS, gemm};
+use crate::gemm::small_m::{BLOCKS_PER_SM, SmallMPlan};
+use crate::gemm::small_m_tensor::{THREADS, column_warps, gemm};
 use crate::launch::Kernel;
 use kernels_macros::kernel;
 
@@ -65,4 +65,10 @@ pub unsafe fn bf16_small_m_tensor_128(
 
 /// The rung's entries, by warps side by side along N (1, 2).
 pub const KERNELS: [Kernel<Params>; 2] = [BF16_SMALL_M_TENSOR_64, BF16_SMALL_M_TENSOR_128];
+
+/// The entry for `plan`'s blocks (64 or 128 columns,
+/// [`SmallMPlan::tensor`]).
+pub const fn for_plan(plan: &SmallMPlan) -> Kernel<Params> {
+    KERNELS[column_warps(plan) as usize - 1]
+}
 // ANCHOR_END: rung

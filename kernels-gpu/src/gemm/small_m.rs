@@ -1063,12 +1063,21 @@ impl SmallMPlan {
         while groups < widest && n.div_ceil(groups * cols) > slots {
             groups *= 2;
         }
-        let plan = SmallMPlan::with_groups((m, n, k), (1, cols, groups), slots, u32::MAX);
+        SmallMPlan::added_in_one_launch((m, n, k), (1, cols, groups), slots, FEW_SLICES)
+    }
+
+    /// The plan with these blocks (`rows`, `cols`, `groups`), K cut into as
+    /// few slices as fill the `slots`; if the kernel cannot add those
+    /// slices itself, at most `few` of them where the kernel then can and
+    /// they give the SMs half their blocks, else the first plan (a second
+    /// kernel adds its slices).
+    const fn added_in_one_launch((m, n, k): (u32, u32, u32), shape: (u32, u32, u32), slots: u32, few: u32) -> SmallMPlan {
+        let plan = SmallMPlan::with_groups((m, n, k), shape, slots, u32::MAX);
         if plan.adds_in_kernel() {
             return plan;
         }
-        let few = SmallMPlan::with_groups((m, n, k), (1, cols, groups), slots, FEW_SLICES);
-        if few.adds_with_half_the_slots((m, n), slots) { few } else { plan }
+        let fewer = SmallMPlan::with_groups((m, n, k), shape, slots, few);
+        if fewer.adds_with_half_the_slots((m, n), slots) { fewer } else { plan }
     }
 
     /// The plan of the tensor-core kernel ([`crate::gemm::small_m_tensor`]):
@@ -1082,14 +1091,9 @@ impl SmallMPlan {
     pub const fn tensor((m, n, k): (u32, u32, u32), multiprocessors: u32, blocks_per_sm: u32) -> SmallMPlan {
         let slots = multiprocessors * blocks_per_sm;
         let groups = if m.div_ceil(16) * n.div_ceil(64) <= slots { 8 } else { 16 };
-        let shape = (16, 8, groups);
-        let plan = SmallMPlan::with_groups((m, n, k), shape, slots, u32::MAX);
-        if plan.adds_in_kernel() {
-            return plan;
-        }
+        // As many slices as the last block of a tile adds itself.
         let most = LAST_BLOCK_BYTES / (4 * 16 * 8 * groups);
-        let few = SmallMPlan::with_groups((m, n, k), shape, slots, most);
-        if few.adds_with_half_the_slots((m, n), slots) { few } else { plan }
+        SmallMPlan::added_in_one_launch((m, n, k), (16, 8, groups), slots, most)
     }
 
     /// The widest plan narrower than `widest` (down to 8 groups and
